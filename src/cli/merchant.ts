@@ -1,0 +1,109 @@
+// `rescued merchant …`: onboarding and upkeep of merchants. Secrets are printed once, when
+// they are made (add, rotate-secret), and never again: `show` prints no secret.
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { MerchantCredentials } from '../merchants/service.ts';
+import { withCore, print } from './context.ts';
+
+function credentialLines(c: MerchantCredentials): string {
+  return [
+    `mid:               ${c.mid}`,
+    `siteId:            ${c.siteId}`,
+    `API client id:     ${c.clientId}`,
+    `API client secret: ${c.clientSecret}`,
+    `tokenization key:  ${c.tokenizationKey}`,
+    `webhook secret:    ${c.webhookSecret}`,
+    `SFTP user:         ${c.sftpUsername}`,
+    '',
+    'The secrets above are shown once and stored only as digests or encrypted; keep them now.',
+  ].join('\n');
+}
+
+export function merchantCommands(program: Command): void {
+  const merchant = program.command('merchant').description('onboard and manage merchants');
+
+  merchant
+    .command('add')
+    .description('create a merchant with its site, API client, tokenization key, webhook secret and SFTP user; prints the credentials once')
+    .requiredOption('--name <name>', 'the merchant\'s name')
+    .option('--site-url <url>', 'URL of the first site')
+    .option('--json', 'print JSON')
+    .action((opts: { name: string; siteUrl?: string; json?: boolean }) =>
+      withCore(program, async (core) => {
+        const creds = await core.merchants.add({ name: opts.name, siteUrl: opts.siteUrl });
+        core.log.info({ mid: creds.mid, component: 'cli' }, 'merchant created');
+        print(opts.json ? creds : credentialLines(creds), opts.json);
+      }),
+    );
+
+  merchant
+    .command('list')
+    .description('list merchants')
+    .option('--json', 'print JSON')
+    .action((opts: { json?: boolean }) =>
+      withCore(program, async (core) => {
+        const rows = await core.merchants.list();
+        print(opts.json ? rows : rows.map((m) => `${m.mid}  ${m.status.padEnd(8)}  ${m.createdAt.toISOString()}  ${m.name}`).join('\n') || '(no merchants)', opts.json);
+      }),
+    );
+
+  merchant
+    .command('show <mid>')
+    .description('show a merchant: sites, API client ids, webhook, SFTP keys and allowed addresses (no secrets)')
+    .option('--json', 'print JSON')
+    .action((mid: string, opts: { json?: boolean }) => withCore(program, async (core) => print(await core.merchants.show(mid), true)));
+
+  merchant
+    .command('disable <mid>')
+    .description('disable a merchant: its tokens stop working within seconds, new tokens are refused')
+    .action((mid: string) =>
+      withCore(program, async (core) => {
+        await core.merchants.disable(mid);
+        core.log.info({ mid, component: 'cli' }, 'merchant disabled');
+        print(`merchant ${mid} disabled`);
+      }),
+    );
+
+  merchant
+    .command('add-key <mid> <publicKeyFile>')
+    .description('register an OpenSSH public key for the merchant\'s SFTP user')
+    .action((mid: string, file: string) =>
+      withCore(program, async (core) => {
+        const key = await core.merchants.addKey(mid, readFileSync(file, 'utf8'));
+        print(`${key.added ? 'added' : 'already registered'}: ${key.algorithm} ${key.fingerprint}${key.comment ? ` ${key.comment}` : ''}`);
+      }),
+    );
+
+  merchant
+    .command('allow-ip <mid> <cidr>')
+    .description('allow an SFTP source address or CIDR range for the merchant')
+    .action((mid: string, cidr: string) =>
+      withCore(program, async (core) => {
+        const res = await core.merchants.allowIp(mid, cidr);
+        print(`${res.added ? 'allowed' : 'already allowed'}: ${res.cidr}`);
+      }),
+    );
+
+  merchant
+    .command('set-webhook <mid> <url>')
+    .description('set the URL that receives the merchant\'s webhooks (https only in production)')
+    .action((mid: string, url: string) =>
+      withCore(program, async (core) => print(`webhook URL set: ${await core.merchants.setWebhook(mid, url)}`)),
+    );
+
+  merchant
+    .command('rotate-secret <mid>')
+    .description('replace the webhook signing secret (the old one keeps signing beside it for 24 hours); with --api-client, replace the API client instead')
+    .option('--api-client', 'rotate the OAuth2 client id and secret; the old client stops working at once')
+    .action((mid: string, opts: { apiClient?: boolean }) =>
+      withCore(program, async (core) => {
+        if (opts.apiClient) {
+          const c = await core.merchants.rotateApiSecret(mid);
+          print(`API client id:     ${c.clientId}\nAPI client secret: ${c.clientSecret}\n\nShown once; the previous client no longer works.`);
+          return;
+        }
+        const r = await core.merchants.rotateWebhookSecret(mid);
+        print(`webhook secret: ${r.webhookSecret}\n\nShown once; the previous secret also signs until ${r.previousValidUntil.toISOString()}.`);
+      }),
+    );
+}

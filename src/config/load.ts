@@ -1,0 +1,68 @@
+// Loads the configuration once: file (--config or RESCUED_CONFIG) → RESCUED_* overrides →
+// schema defaults and validation → secrets (generated in sandbox) → frozen, typed result.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { ConfigSchema, type Config } from './schema.ts';
+import { ConfigError } from './error.ts';
+import { applyEnv } from './env.ts';
+import { resolveSecrets } from './secrets.ts';
+
+export type ResolvedConfig = Readonly<Config> & {
+  readonly configFile: string | null;
+  readonly dataDir: string;
+};
+
+const validate = new Ajv({ useDefaults: true, allErrors: false, strict: false }).compile<Config>(ConfigSchema);
+
+function describe(err: ErrorObject): ConfigError {
+  const base = err.instancePath.slice(1).replaceAll('/', '.');
+  if (err.keyword === 'additionalProperties') {
+    const extra = (err.params as { additionalProperty: string }).additionalProperty;
+    return new ConfigError(base ? `${base}.${extra}` : extra, 'unknown key');
+  }
+  const key = base || '(root)';
+  if (err.keyword === 'anyOf' || err.keyword === 'const') return new ConfigError(key, 'not one of the allowed values');
+  return new ConfigError(key, err.message ?? 'invalid');
+}
+
+function readFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError('--config', `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Record<string, unknown>;
+  } catch (err) {
+    throw new ConfigError('--config', `${path} is not a JSON object: ${(err as Error).message}`);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+export interface LoadOptions {
+  configFile?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function loadConfig(opts: LoadOptions = {}): ResolvedConfig {
+  const env = opts.env ?? process.env;
+  const file = opts.configFile ?? env.RESCUED_CONFIG ?? null;
+  const raw = file ? readFile(file) : {};
+  applyEnv(raw, ConfigSchema, env);
+  if (!validate(raw)) throw describe(validate.errors![0]!);
+  const config = raw as Config;
+  const dataDir = resolve(config.dataDir);
+  resolveSecrets(config, dataDir);
+  return deepFreeze({ ...config, dataDir, configFile: file ? resolve(file) : null });
+}

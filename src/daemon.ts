@@ -1,0 +1,142 @@
+// The wiring file: builds the stages from the configuration, starts them in a fixed order
+// and stops them in reverse. The first SIGTERM/SIGINT drains (the side-port answers 503 and
+// in-flight work finishes within shutdown.drainTimeoutMs); a second one forces the exit.
+import type { FastifyInstance } from 'fastify';
+import type { ResolvedConfig } from './config/index.ts';
+import type { Logger } from './log.ts';
+import { openDatabase, pgliteDirFor, type Database } from './db/client.ts';
+import { isMerchantActive } from './db/queries/merchant-status.ts';
+import { keyRingFrom, type KeyRing } from './vault/cipher.ts';
+import { createTokenService, type TokenService } from './auth/tokens.ts';
+import { authenticateClient } from './auth/authenticate-client.ts';
+import { createMerchantService, type MerchantService } from './merchants/service.ts';
+import { ensureDemoMerchant } from './merchants/demo.ts';
+import { build } from './http/app.ts';
+
+export interface Core {
+  config: ResolvedConfig;
+  log: Logger;
+  database: Database;
+  vault: KeyRing;
+  tokens: TokenService;
+  merchants: MerchantService;
+}
+
+/** Storage and the services every command needs; the CLI uses this without the daemon's stages. */
+export async function openCore(config: ResolvedConfig, log: Logger): Promise<Core> {
+  const database = await openDatabase({
+    url: config.database.url,
+    pgliteDir: pgliteDirFor(config.dataDir),
+    poolSize: config.database.poolSize,
+    log: log.child({ component: 'db' }),
+  });
+  try {
+    await database.migrate();
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const vault = keyRingFrom(config.vault.keys, config.vault.activeKeyId);
+  const tokens = createTokenService({
+    signingKeys: config.auth.signingKeys,
+    activeSigningKeyId: config.auth.activeSigningKeyId,
+    issuer: config.auth.issuer,
+    lifetimeSeconds: config.auth.tokenLifetimeSeconds,
+    isMerchantActive: (id) => isMerchantActive(database.db, id),
+  });
+  const merchants = createMerchantService({ db: database.db, vault, mode: config.mode });
+  return { config, log, database, vault, tokens, merchants };
+}
+
+interface Stage {
+  name: string;
+  stop: () => Promise<void>;
+}
+
+export interface Daemon {
+  core: Core;
+  http: FastifyInstance;
+  /** Drains and stops every stage in reverse order. */
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<Daemon> {
+  const stages: Stage[] = [];
+  let draining = false;
+  const stopAll = async () => {
+    for (const stage of stages.reverse()) {
+      const t0 = Date.now();
+      await stage.stop().catch((err: unknown) => log.error({ err, stage: stage.name }, 'stage failed to stop'));
+      log.info({ stage: stage.name, ms: Date.now() - t0 }, 'stage stopped');
+    }
+  };
+  try {
+    const core = await openCore(config, log);
+    stages.push({ name: 'storage', stop: () => core.database.close() });
+    log.info({ stage: 'storage', database: core.database.kind, mode: config.mode }, 'stage started');
+
+    const http = await build({
+      log,
+      tokens: core.tokens,
+      authenticateClient: (id, secret) => authenticateClient(core.database.db, id, secret),
+      pingDatabase: () => core.database.ping(),
+      bodyLimitBytes: config.http.bodyLimitBytes,
+      trustProxy: config.http.trustProxy,
+      isDraining: () => draining,
+    });
+    await http.listen({ host: config.http.host, port: config.http.port });
+    stages.push({ name: 'http', stop: () => http.close() });
+    const address = http.server.address() as import('node:net').AddressInfo;
+    const httpBase = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    log.info({ stage: 'http', address: httpBase }, 'stage started');
+
+    if (config.mode === 'sandbox') await ensureDemoMerchant(core, httpBase);
+
+    return {
+      core,
+      http,
+      async stop() {
+        draining = true;
+        await stopAll();
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** Runs the daemon until a signal: first drains, second forces. Resolves with the exit code. */
+export async function serve(config: ResolvedConfig, log: Logger): Promise<number> {
+  const daemon = await startDaemon(config, log);
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        log.warn({ signal }, 'second signal: forcing exit');
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      log.info({ signal, drainTimeoutMs: config.shutdown.drainTimeoutMs }, 'draining');
+      const timer = setTimeout(() => {
+        log.error({ drainTimeoutMs: config.shutdown.drainTimeoutMs }, 'drain timed out: forcing exit');
+        resolve(1);
+      }, config.shutdown.drainTimeoutMs);
+      timer.unref();
+      daemon.stop().then(
+        () => {
+          clearTimeout(timer);
+          log.info('stopped');
+          resolve(0);
+        },
+        (err: unknown) => {
+          log.error({ err }, 'stop failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

@@ -1,0 +1,113 @@
+// Opens the database: a PostgreSQL server through the `postgres` driver when a URL is
+// configured, otherwise PGlite (PostgreSQL compiled to WASM) in <dataDir>/db, so that
+// `npm start` needs no server. Both are driven through the same drizzle schema, and the
+// committed migrations are applied before anything else touches the tables.
+import { mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import postgres from 'postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import { sql } from 'drizzle-orm';
+import * as schema from './schema.ts';
+import { lockDataDir } from './lock.ts';
+import type { Logger } from '../log.ts';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** Applies the committed migrations; safe to call from several replicas at once. */
+  migrate(): Promise<void>;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function ping(db: Db): Promise<void> {
+  await db.execute(sql`select 1`);
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL; empty for PGlite. */
+  url: string;
+  /** PGlite data folder; undefined keeps PGlite in memory (tests). */
+  pgliteDir?: string | undefined;
+  poolSize: number;
+  log: Logger;
+}
+
+export const MIGRATIONS_FOLDER = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** pg_advisory_lock key serialising migrations across replicas ("rescued" in ASCII). */
+const MIGRATION_LOCK = 0x7265736375656400n;
+
+async function openPglite(opts: DatabaseOptions): Promise<Database> {
+  let unlock = () => {};
+  if (opts.pgliteDir) {
+    mkdirSync(opts.pgliteDir, { recursive: true, mode: 0o700 });
+    unlock = lockDataDir(dirname(opts.pgliteDir));
+  }
+  try {
+    const client = await PGlite.create(opts.pgliteDir);
+    const db = drizzlePglite({ client, schema });
+    return {
+      db: db as unknown as Db,
+      kind: 'pglite',
+      migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      ping: () => ping(db as unknown as Db),
+      close: async () => {
+        await client.close();
+        unlock();
+      },
+    };
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}
+
+async function migrateServer(url: string, log: Logger): Promise<void> {
+  // One dedicated connection: an advisory lock belongs to a session, and the pool would
+  // hand the unlock to another one.
+  const conn = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await conn`select pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    await migratePostgres(drizzlePostgres({ client: conn, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    await conn`select pg_advisory_unlock(${MIGRATION_LOCK.toString()}::bigint)`;
+  } finally {
+    await conn.end({ timeout: 5 });
+  }
+  log.debug('migrations applied');
+}
+
+function openPostgres(opts: DatabaseOptions): Database {
+  const client = postgres(opts.url, {
+    max: opts.poolSize,
+    // Errors must never echo bound parameters (they may hold card data) into a log line.
+    debug: false,
+    onnotice: (n) => opts.log.debug({ notice: n.message }, 'postgres notice'),
+    connection: { application_name: 'rescued' },
+  });
+  const db = drizzlePostgres({ client, schema });
+  return {
+    db: db as unknown as Db,
+    kind: 'postgres',
+    migrate: () => migrateServer(opts.url, opts.log),
+    ping: () => ping(db as unknown as Db),
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  return opts.url ? openPostgres(opts) : openPglite(opts);
+}
+
+export function pgliteDirFor(dataDir: string): string {
+  return join(dataDir, 'db');
+}

@@ -1,0 +1,59 @@
+// The typed error catalogue: every failure rescued reports has one code here, with the
+// HTTP status it maps to and whether a client may retry the same request unchanged.
+// README.md carries the same table; test/unit/errors.test.ts keeps the two in step.
+import { MODEL_ERRORS } from './domain/codes.ts';
+
+export interface ErrorSpec {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly message: string;
+}
+
+const CORE_ERRORS = {
+  ERR_CONFIG_INVALID: { status: 500, retryable: false, message: 'The configuration is invalid.' },
+  ERR_AUTH_INVALID_CLIENT: { status: 401, retryable: false, message: 'Client authentication failed.' },
+  ERR_AUTH_INVALID_REQUEST: { status: 400, retryable: false, message: 'The token request is missing a parameter or is malformed.' },
+  ERR_AUTH_UNSUPPORTED_GRANT_TYPE: { status: 400, retryable: false, message: 'Only grant_type=client_credentials is supported.' },
+  ERR_AUTH_TOKEN_MISSING: { status: 401, retryable: false, message: 'The request carries no bearer token.' },
+  ERR_AUTH_TOKEN_INVALID: { status: 401, retryable: false, message: 'The bearer token is invalid, expired or not for this merchant.' },
+  ERR_HTTP_NOT_FOUND: { status: 404, retryable: false, message: 'No such resource.' },
+  ERR_HTTP_METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'This method is not allowed on this path.' },
+  ERR_HTTP_BODY_INVALID: { status: 400, retryable: false, message: 'The request body is not valid JSON or form data.' },
+  ERR_HTTP_BODY_TOO_LARGE: { status: 413, retryable: false, message: 'The request body is too large.' },
+  ERR_HTTP_UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: 'The content type is not supported.' },
+  ERR_HTTP_DRAINING: { status: 503, retryable: true, message: 'The server is shutting down; retry on another instance.' },
+  ERR_INTERNAL: { status: 500, retryable: true, message: 'An internal error occurred.' },
+  ERR_MERCHANT_NOT_FOUND: { status: 404, retryable: false, message: 'No such merchant.' },
+  ERR_MERCHANT_INVALID_INPUT: { status: 400, retryable: false, message: 'A merchant command argument is invalid.' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS } as const satisfies Record<string, ErrorSpec>;
+export type ErrorCode = keyof typeof ERRORS;
+
+/** One problem with one input field: what the merchant sees in `errors[]`. */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+export class RescuedError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly errors: FieldError[];
+
+  constructor(code: ErrorCode, message?: string, errors: FieldError[] = [], options?: ErrorOptions) {
+    const spec: ErrorSpec = ERRORS[code];
+    super(message ?? spec.message, options);
+    this.name = 'RescuedError';
+    this.code = code;
+    this.status = spec.status;
+    this.retryable = spec.retryable;
+    this.errors = errors;
+  }
+}
+
+export function isRescuedError(err: unknown): err is RescuedError {
+  return err instanceof RescuedError;
+}

@@ -1,0 +1,46 @@
+// POST /oauth2/token (also /v1/oauth2/token): OAuth 2.0 client credentials (RFC 6749 §4.4)
+// and the {"appKey","appSecret"} form, answered in both spellings DESIGN.md §2 lists.
+import type { FastifyInstance } from 'fastify';
+import { readClientCredentials } from '../../auth/client-credentials.ts';
+import type { TokenClaims, TokenService } from '../../auth/tokens.ts';
+import { RescuedError, type ErrorCode } from '../../errors.ts';
+import { sendError } from '../errors.ts';
+
+export interface OAuthTokenDeps {
+  tokens: TokenService;
+  authenticateClient: (clientId: string, clientSecret: string) => Promise<TokenClaims>;
+}
+
+/** RFC 6749 §5.2 error codes for the catalogue codes this route raises. */
+const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
+  ERR_AUTH_INVALID_CLIENT: 'invalid_client',
+  ERR_AUTH_INVALID_REQUEST: 'invalid_request',
+  ERR_AUTH_UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type',
+  ERR_HTTP_BODY_INVALID: 'invalid_request',
+  ERR_HTTP_UNSUPPORTED_MEDIA_TYPE: 'invalid_request',
+};
+
+export function oauthTokenRoutes(app: FastifyInstance, deps: OAuthTokenDeps): void {
+  const handler = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    try {
+      const creds = readClientCredentials(request.headers.authorization, request.body);
+      const claims = await deps.authenticateClient(creds.clientId, creds.clientSecret);
+      const issued = await deps.tokens.issue(claims);
+      request.log.info({ clientId: claims.clientId, mid: claims.mid, method: creds.method }, 'access token issued');
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send({
+        access_token: issued.token,
+        token_type: 'Bearer',
+        expires_in: issued.expiresInSeconds,
+        accessToken: issued.token,
+        expires: issued.expiresAtMs,
+      });
+    } catch (err) {
+      if (!(err instanceof RescuedError) || !OAUTH_ERROR[err.code]) throw err;
+      request.log.info({ code: err.code }, 'token request refused');
+      if (err.code === 'ERR_AUTH_INVALID_CLIENT') reply.header('www-authenticate', 'Basic realm="rescued", charset="UTF-8"');
+      return sendError(reply.header('pragma', 'no-cache'), err, { error: OAUTH_ERROR[err.code], error_description: err.message });
+    }
+  };
+  app.post('/oauth2/token', handler);
+  app.post('/v1/oauth2/token', handler);
+}

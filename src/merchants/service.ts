@@ -1,0 +1,140 @@
+// Merchant onboarding and the operations behind the `merchant` commands. Credentials are
+// generated here, returned once to the caller that prints them, and stored only as digests
+// (API secret, tokenization key) or sealed with the vault key ring (webhook secret).
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/client.ts';
+import { createMerchant } from '../db/queries/create-merchant.ts';
+import { findMerchantByMid, merchantDetails, type MerchantRow } from '../db/queries/find-merchant.ts';
+import { addSftpCidr, addSftpKey, disableMerchant, replaceApiClient, rotateWebhookSecret, setWebhookUrl } from '../db/queries/update-merchant.ts';
+import { listMerchants } from '../db/queries/list-merchants.ts';
+import { digest, newClientId, newSecret, newWebhookSecret } from '../auth/secrets.ts';
+import { seal, type KeyRing } from '../vault/cipher.ts';
+import { RescuedError } from '../errors.ts';
+import { parsePublicKey } from './ssh-key.ts';
+import { normaliseCidr } from './cidr.ts';
+
+/** How long the previous webhook secret keeps signing after a rotation. */
+export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+export interface MerchantCredentials {
+  mid: string;
+  siteId: string;
+  clientId: string;
+  clientSecret: string;
+  tokenizationKey: string;
+  webhookSecret: string;
+  sftpUsername: string;
+}
+
+export interface MerchantServiceDeps {
+  db: Db;
+  vault: KeyRing;
+  mode: 'sandbox' | 'production';
+}
+
+export const webhookSecretAad = (merchantId: string) => `webhook-secret:${merchantId}`;
+
+function sftpUsername(name: string, mid: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24);
+  return `${slug || 'merchant'}-${mid.slice(0, 8)}`;
+}
+
+function checkWebhookUrl(text: string, mode: 'sandbox' | 'production'): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', `"${text}" is not a URL.`);
+  }
+  const allowed = mode === 'production' ? ['https:'] : ['https:', 'http:'];
+  if (!allowed.includes(url.protocol)) throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', `Webhook URLs must use ${allowed.join(' or ')} in ${mode} mode.`);
+  if (url.username || url.password) throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', 'Webhook URLs must not carry credentials.');
+  return url.toString();
+}
+
+export function createMerchantService(deps: MerchantServiceDeps) {
+  const { db, vault } = deps;
+
+  async function byMid(mid: string): Promise<MerchantRow> {
+    const merchant = /^[0-9a-f-]{36}$/i.test(mid) ? await findMerchantByMid(db, mid) : undefined;
+    if (!merchant) throw new RescuedError('ERR_MERCHANT_NOT_FOUND', `No merchant with mid ${mid}.`);
+    return merchant;
+  }
+
+  return {
+    byMid,
+
+    async add(input: { name: string; siteUrl?: string | undefined }): Promise<MerchantCredentials> {
+      const name = input.name.trim();
+      if (!name) throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', 'A merchant needs a name.');
+      const creds: MerchantCredentials = {
+        mid: randomUUID(),
+        siteId: randomUUID(),
+        clientId: newClientId(),
+        clientSecret: newSecret('rcs'),
+        tokenizationKey: newSecret('rtk'),
+        webhookSecret: newWebhookSecret(),
+        sftpUsername: '',
+      };
+      creds.sftpUsername = sftpUsername(name, creds.mid);
+      await createMerchant(db, {
+        mid: creds.mid,
+        name,
+        siteId: creds.siteId,
+        siteUrl: input.siteUrl ?? null,
+        clientId: creds.clientId,
+        clientSecretHash: digest(creds.clientSecret),
+        tokenizationKeyHash: digest(creds.tokenizationKey),
+        webhookSecretSealed: (merchantId) => seal(vault, creds.webhookSecret, webhookSecretAad(merchantId)),
+        sftpUsername: creds.sftpUsername,
+      });
+      return creds;
+    },
+
+    list: () => listMerchants(db),
+
+    async show(mid: string) {
+      const m = await byMid(mid);
+      return { mid: m.mid, name: m.name, status: m.status, createdAt: m.createdAt, disabledAt: m.disabledAt, ...(await merchantDetails(db, m.id)) };
+    },
+
+    async disable(mid: string): Promise<void> {
+      await disableMerchant(db, (await byMid(mid)).id);
+    },
+
+    async addKey(mid: string, keyText: string) {
+      const key = parsePublicKey(keyText);
+      const added = await addSftpKey(db, (await byMid(mid)).id, key);
+      return { ...key, added };
+    },
+
+    async allowIp(mid: string, cidrText: string) {
+      const cidr = normaliseCidr(cidrText);
+      return { cidr, added: await addSftpCidr(db, (await byMid(mid)).id, cidr) };
+    },
+
+    async setWebhook(mid: string, urlText: string): Promise<string> {
+      const url = checkWebhookUrl(urlText, deps.mode);
+      await setWebhookUrl(db, (await byMid(mid)).id, url);
+      return url;
+    },
+
+    async rotateWebhookSecret(mid: string, now = new Date()): Promise<{ webhookSecret: string; previousValidUntil: Date }> {
+      const m = await byMid(mid);
+      const webhookSecret = newWebhookSecret();
+      const previousValidUntil = new Date(now.getTime() + WEBHOOK_SECRET_GRACE_MS);
+      await rotateWebhookSecret(db, m.id, seal(vault, webhookSecret, webhookSecretAad(m.id)), previousValidUntil);
+      return { webhookSecret, previousValidUntil };
+    },
+
+    async rotateApiSecret(mid: string): Promise<{ clientId: string; clientSecret: string }> {
+      const m = await byMid(mid);
+      const clientId = newClientId();
+      const clientSecret = newSecret('rcs');
+      await replaceApiClient(db, m.id, clientId, digest(clientSecret));
+      return { clientId, clientSecret };
+    },
+  };
+}
+
+export type MerchantService = ReturnType<typeof createMerchantService>;

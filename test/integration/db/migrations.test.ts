@@ -1,0 +1,38 @@
+import { describe, expect, it, afterAll } from 'vitest';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { sql } from 'drizzle-orm';
+import { MIGRATIONS_FOLDER } from '../../../src/db/client.ts';
+import { DB_KINDS, freshDatabase } from '../../helpers/db.ts';
+
+const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];
+
+describe('migrations', () => {
+  const out = mkdtempSync(join(tmpdir(), 'rescued-migrations-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('the committed migrations match src/db/schema.ts (drizzle-kit generates nothing new)', () => {
+    cpSync(MIGRATIONS_FOLDER, out, { recursive: true });
+    const before = readdirSync(out).sort();
+    const res = spawnSync(join(process.cwd(), 'node_modules/.bin/drizzle-kit'), ['generate', '--dialect', 'postgresql', '--schema', 'src/db/schema.ts', '--out', relative(process.cwd(), out)] /* drizzle-kit prefixes './' to the path */, {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${join(process.cwd(), 'node_modules/.bin')}:${process.env.PATH}` },
+    });
+    expect(res.status, res.stderr).toBe(0);
+    expect(readdirSync(out).sort(), 'schema.ts changed without `npm run db:generate`').toEqual(before);
+    expect(res.stdout).toMatch(/No schema changes/);
+  });
+
+  it.each(DB_KINDS)('apply on %s, twice without harm', async (kind) => {
+    const t = await freshDatabase(kind);
+    try {
+      await t.database.migrate();
+      const tables = rowsOf(await t.database.db.execute(sql`select table_name from information_schema.tables where table_schema = 'public' order by 1`)).map((r) => r.table_name);
+      expect(tables).toEqual(expect.arrayContaining(['merchants', 'sites', 'api_clients', 'tokenization_keys', 'webhook_endpoints', 'sftp_users', 'sftp_keys', 'sftp_allowed_cidrs']));
+    } finally {
+      await t.dispose();
+    }
+  });
+});
