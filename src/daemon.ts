@@ -1,6 +1,7 @@
 // The wiring file: builds the stages from the configuration, starts them in a fixed order
 // and stops them in reverse. The first SIGTERM/SIGINT drains (the side-port answers 503 and
 // in-flight work finishes within shutdown.drainTimeoutMs); a second one forces the exit.
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { ResolvedConfig } from './config/index.ts';
 import type { Logger } from './log.ts';
@@ -86,7 +87,7 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
     });
     await http.listen({ host: config.http.host, port: config.http.port });
     stages.push({ name: 'http', stop: () => http.close() });
-    const address = http.server.address() as import('node:net').AddressInfo;
+    const address = http.server.address() as AddressInfo;
     const httpBase = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     log.info({ stage: 'http', address: httpBase }, 'stage started');
 
@@ -106,36 +107,49 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
   }
 }
 
-/** Runs the daemon until a signal: first drains, second forces. Resolves with the exit code. */
+export interface ShutdownOptions {
+  stop: () => Promise<void>;
+  drainTimeoutMs: number;
+  log: Logger;
+  exit: (code: number) => void;
+}
+
+/** The signal policy: the first signal drains (bounded by drainTimeoutMs), a second forces exit 1. */
+export function shutdownHandler(opts: ShutdownOptions): (signal: NodeJS.Signals) => void {
+  let stopping = false;
+  return (signal) => {
+    if (stopping) {
+      opts.log.warn({ signal }, 'second signal: forcing exit');
+      opts.exit(1);
+      return;
+    }
+    stopping = true;
+    opts.log.info({ signal, drainTimeoutMs: opts.drainTimeoutMs }, 'draining');
+    const timer = setTimeout(() => {
+      opts.log.error({ drainTimeoutMs: opts.drainTimeoutMs }, 'drain timed out: forcing exit');
+      opts.exit(1);
+    }, opts.drainTimeoutMs);
+    timer.unref();
+    opts.stop().then(
+      () => {
+        clearTimeout(timer);
+        opts.log.info('stopped');
+        opts.exit(0);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        opts.log.error({ err }, 'stop failed');
+        opts.exit(1);
+      },
+    );
+  };
+}
+
+/** Runs the daemon until a signal. Resolves with the exit code. */
 export async function serve(config: ResolvedConfig, log: Logger): Promise<number> {
   const daemon = await startDaemon(config, log);
   return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        log.warn({ signal }, 'second signal: forcing exit');
-        resolve(1);
-        return;
-      }
-      stopping = true;
-      log.info({ signal, drainTimeoutMs: config.shutdown.drainTimeoutMs }, 'draining');
-      const timer = setTimeout(() => {
-        log.error({ drainTimeoutMs: config.shutdown.drainTimeoutMs }, 'drain timed out: forcing exit');
-        resolve(1);
-      }, config.shutdown.drainTimeoutMs);
-      timer.unref();
-      daemon.stop().then(
-        () => {
-          clearTimeout(timer);
-          log.info('stopped');
-          resolve(0);
-        },
-        (err: unknown) => {
-          log.error({ err }, 'stop failed');
-          resolve(1);
-        },
-      );
-    };
+    const onSignal = shutdownHandler({ stop: () => daemon.stop(), drainTimeoutMs: config.shutdown.drainTimeoutMs, log, exit: resolve });
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });

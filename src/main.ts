@@ -2,7 +2,6 @@
 // The `rescued` command line: serve, migrate, merchant …
 import { Command } from 'commander';
 import { createLogger } from './log.ts';
-import { serve } from './daemon.ts';
 import { configFrom, fail, withCore, print } from './cli/context.ts';
 import { merchantCommands } from './cli/merchant.ts';
 
@@ -20,6 +19,7 @@ program
     try {
       const config = configFrom(program);
       log = createLogger({ level: config.log.level });
+      const { serve } = await import('./daemon.ts');
       code = await serve(config, log);
     } catch (err) {
       code = fail(err, log);

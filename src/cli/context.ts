@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { loadConfig, ConfigError, EXIT_CONFIG, type ResolvedConfig } from '../config/index.ts';
 import { createLogger, type Logger } from '../log.ts';
-import { openCore, type Core } from '../daemon.ts';
+import type { Core } from '../daemon.ts';
 import { RescuedError } from '../errors.ts';
 import { DataDirLockedError } from '../db/lock.ts';
 import pino from 'pino';
@@ -42,6 +42,8 @@ export async function withCore(program: Command, body: (core: Core) => Promise<v
   try {
     const config = configFrom(program);
     log = cliLogger(config);
+    // Loaded on use so that `--help` does not pay for the database drivers.
+    const { openCore } = await import('../daemon.ts');
     core = await openCore(config, log);
     await body(core);
   } catch (err) {

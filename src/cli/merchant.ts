@@ -49,9 +49,8 @@ export function merchantCommands(program: Command): void {
 
   merchant
     .command('show <mid>')
-    .description('show a merchant: sites, API client ids, webhook, SFTP keys and allowed addresses (no secrets)')
-    .option('--json', 'print JSON')
-    .action((mid: string, opts: { json?: boolean }) => withCore(program, async (core) => print(await core.merchants.show(mid), true)));
+    .description('show a merchant as JSON: sites, API client ids, webhook, SFTP keys and allowed addresses (no secrets)')
+    .action((mid: string) => withCore(program, async (core) => print(await core.merchants.show(mid), true)));
 
   merchant
     .command('disable <mid>')

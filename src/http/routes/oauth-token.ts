@@ -1,6 +1,6 @@
 // POST /oauth2/token (also /v1/oauth2/token): OAuth 2.0 client credentials (RFC 6749 §4.4)
 // and the {"appKey","appSecret"} form, answered in both spellings DESIGN.md §2 lists.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readClientCredentials } from '../../auth/client-credentials.ts';
 import type { TokenClaims, TokenService } from '../../auth/tokens.ts';
 import { RescuedError, type ErrorCode } from '../../errors.ts';
@@ -21,7 +21,7 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
 };
 
 export function oauthTokenRoutes(app: FastifyInstance, deps: OAuthTokenDeps): void {
-  const handler = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       const creds = readClientCredentials(request.headers.authorization, request.body);
       const claims = await deps.authenticateClient(creds.clientId, creds.clientSecret);

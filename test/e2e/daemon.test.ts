@@ -1,0 +1,80 @@
+// `npm start` as a merchant or operator meets it: a fresh data folder, the demo merchant's
+// printed credentials used with the printed token requests, Ctrl-C, and a restart.
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DB_KINDS, createServerDatabase } from '../helpers/db.ts';
+import { cli, startDaemon } from '../helpers/daemon.ts';
+
+async function tokenBothForms(base: string, clientId: string, secret: string) {
+  const basic = await fetch(`${base}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
+  const json = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ appKey: clientId, appSecret: secret }) });
+  return [basic, json];
+}
+
+describe.each(DB_KINDS)('rescued serve on %s', (kind) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'rescued-e2e-'));
+  let dropDb: (() => Promise<void>) | undefined;
+  afterAll(async () => dropDb?.());
+
+  async function env(): Promise<NodeJS.ProcessEnv> {
+    if (kind === 'pglite') return { RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0' };
+    if (!dropDb) {
+      const server = await createServerDatabase();
+      dropDb = server.drop;
+      process.env.E2E_DB_URL = server.url;
+    }
+    return { RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0', DATABASE_URL: process.env.E2E_DB_URL };
+  }
+
+  it('starts, creates and prints a demo merchant whose credentials obtain tokens, and exits 0 on Ctrl-C within 5 s', async () => {
+    const daemon = startDaemon(await env());
+    const [, clientId, secret] = await daemon.waitFor(/curl -s -u '([^:]+):([^']+)'/, 'stderr');
+    const [, base] = await daemon.waitFor(/"address":"(http:\/\/[^"]+)"/);
+    expect(daemon.stdout()).toContain(`"database":"${kind}"`);
+    for (const res of await tokenBothForms(base!, clientId!, secret!)) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(await res.json()).toMatchObject({ token_type: 'Bearer', expires_in: 600 });
+    }
+    const t0 = Date.now();
+    daemon.child.kill('SIGINT');
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // Every stdout line is JSON, and the secret printed once never reached the log.
+    for (const line of daemon.stdout().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    expect(daemon.stdout()).not.toContain(secret!);
+  });
+
+  it('keeps its data over a restart and does not create a second demo merchant', async () => {
+    const daemon = startDaemon(await env());
+    await daemon.waitFor(/"stage":"http".*"stage started"|"msg":"stage started".*"stage":"http"/);
+    await daemon.waitFor(/"address":"http/);
+    daemon.child.kill('SIGTERM');
+    expect((await daemon.exited).code).toBe(0);
+    expect(daemon.stderr()).not.toContain('demo merchant was created');
+    const list = cli(['merchant', 'list', '--json'], await env());
+    expect(list.status, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'Demo Merchant', status: 'active' })]);
+  });
+
+});
+
+describe('embedded database lock', () => {
+  it('refuses a second process on the same PGlite data folder with a clear message', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rescued-lock-'));
+    const daemon = startDaemon({ RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0' });
+    await daemon.waitFor(/"address":"http/);
+    const res = cli(['merchant', 'list'], { RESCUED_DATA_DIR: dataDir });
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/the embedded database is in use by process \d+/);
+    expect(cli(['merchant', 'list'], { RESCUED_DATA_DIR: dataDir }).status).toBe(0);
+  });
+});

@@ -1,0 +1,53 @@
+// Runs `rescued` as a real process (the pinned Node, src/main.ts), for end-to-end tests.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '../..');
+const MAIN = join(ROOT, 'src/main.ts');
+
+export function cleanEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RESCUED_') && k !== 'DATABASE_URL') env[k] = v;
+  return { ...env, ...extra };
+}
+
+export function cli(args: string[], env: NodeJS.ProcessEnv) {
+  return spawnSync(process.execPath, [MAIN, ...args], { cwd: ROOT, env: cleanEnv(env), encoding: 'utf8', timeout: 30_000 });
+}
+
+export interface RunningDaemon {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves when stderr/stdout match. */
+  waitFor: (pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number) => Promise<RegExpMatchArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function startDaemon(env: NodeJS.ProcessEnv): RunningDaemon {
+  const child = spawn(process.execPath, [MAIN, 'serve'], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(pattern, stream = 'stdout', timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const started = Date.now();
+        const tick = () => {
+          const m = (stream === 'stdout' ? out : err).match(pattern);
+          if (m) return resolve(m);
+          if (child.exitCode !== null) return reject(new Error(`daemon exited (${child.exitCode}): ${err}`));
+          if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${pattern}\nstdout: ${out}\nstderr: ${err}`));
+          setTimeout(tick, 50);
+        };
+        tick();
+      });
+    },
+  };
+}
