@@ -145,12 +145,17 @@ export function shutdownHandler(opts: ShutdownOptions): (signal: NodeJS.Signals)
   };
 }
 
-/** Runs the daemon until a signal. Resolves with the exit code. */
+/**
+ * Runs the daemon until a signal. Resolves with the exit code. The handlers are installed
+ * before the stages start, so a signal during start-up waits for it and then drains, instead
+ * of killing the process half-started.
+ */
 export async function serve(config: ResolvedConfig, log: Logger): Promise<number> {
-  const daemon = await startDaemon(config, log);
-  return new Promise((resolve) => {
-    const onSignal = shutdownHandler({ stop: () => daemon.stop(), drainTimeoutMs: config.shutdown.drainTimeoutMs, log, exit: resolve });
+  const starting = startDaemon(config, log);
+  return new Promise((resolve, reject) => {
+    const onSignal = shutdownHandler({ stop: async () => (await starting).stop(), drainTimeoutMs: config.shutdown.drainTimeoutMs, log, exit: resolve });
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    starting.catch(reject);
   });
 }

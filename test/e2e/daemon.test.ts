@@ -65,6 +65,17 @@ describe.each(DB_KINDS)('rescued serve on %s', (kind) => {
 
 });
 
+describe('signals during start-up', () => {
+  it('a SIGTERM while the stages start waits for them and drains: exit 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rescued-early-'));
+    const daemon = startDaemon({ RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0' });
+    await daemon.waitFor(/"stage":"storage"/);
+    daemon.child.kill('SIGTERM');
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    expect(daemon.stdout()).toMatch(/"msg":"stopped"/);
+  });
+});
+
 describe('embedded database lock', () => {
   it('refuses a second process on the same PGlite data folder with a clear message', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'rescued-lock-'));
