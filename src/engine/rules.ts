@@ -1,0 +1,123 @@
+// Network rules and timing policy as data: the planner reads every limit from here, so a rule
+// change (Visa raising its cap, a new Mastercard advice code) is a config change, not a code
+// change. Units are in the names.
+// Sources: shared/reference/card-networks.md (Visa categories, Mastercard MAC and excessive-
+// attempt rules); DESIGN.md §3 (timing).
+
+const HOUR_MS = 3_600_000;
+
+export const defaultRules = {
+  visa: {
+    // Categories 2–4: 15 reattempts per card per 30 days under the 2021–2025 rule; Visa raised
+    // it to 20 from April 2026 but some acquirers still publish 15, so 15 is the safe default.
+    maxReattemptsPer30Days: 15,
+    // Category 1: the issuer will never approve. 'never' stops at once; 'capped' would only
+    // count it against the cap (kept for completeness; Visa fines every reattempt).
+    category1: 'never',
+  },
+  mastercard: {
+    // More than 35 attempts on one card at one merchant within 30 days is fined (US since
+    // Nov 2023, Canada since Apr 2024); the amount is ignored, which only makes us stricter.
+    maxAttemptsPer30Days: 35,
+    // More than 20 declines on one card at one merchant within 24 hours is fined (US/Canada).
+    maxDeclinesPer24Hours: 20,
+    // MAC 01 new account information, 03 do not try again, 04 token requirements not met,
+    // 21 payment cancelled: no further attempt on this order.
+    stopAdvice: ['01', '03', '04', '21'],
+    // MAC 03 and 21 speak for the card at this merchant, not just one order: a later order of
+    // the same card is not attempted for 30 days after either (03: every resubmission within
+    // 30 days is fined).
+    cardBlockingAdvice: ['03', '21'],
+    // MAC 24–30: not before the advised delay after the decline that carried it.
+    adviceDelaysMs: {
+      '24': 1 * HOUR_MS,
+      '25': 24 * HOUR_MS,
+      '26': 48 * HOUR_MS,
+      '27': 96 * HOUR_MS,
+      '28': 144 * HOUR_MS,
+      '29': 192 * HOUR_MS,
+      '30': 240 * HOUR_MS,
+    },
+  },
+  // Amex, Discover and others publish no reattempt cap we know of; Visa's is applied so no
+  // brand is retried more freely than the strictest network.
+  otherBrands: { maxAttemptsPer30Days: 15 },
+  // Per order: 8 attempts. Stripe's Smart Retries recommend 8 tries as the default, and 8
+  // leaves room under Visa's 15 per 30 days for a second order of the same card in the same
+  // window (a monthly renewal falling inside another order's retry period).
+  maxAttemptsPerOrder: 8,
+  timing: {
+    // A plan is never for "now": at least this far ahead, so `at > now` always holds.
+    minLeadMs: 60_000,
+    // Every attempt starts at least this long before expiryDateUtc: claiming and queueing
+    // take time, and an attempt must not run after the deadline.
+    expiryMarginMs: 30 * 60_000,
+    // Soft-temporary (issuer unavailable, system error): wait after the n-th attempt of the
+    // order, the last value repeating.
+    temporaryBackoffMs: [15 * 60_000, HOUR_MS, 4 * HOUR_MS, 12 * HOUR_MS, 24 * HOUR_MS],
+    // Soft-funds: the next payday morning in the payer's time, but never sooner than this
+    // after the previous attempt.
+    fundsMinGapMs: 12 * HOUR_MS,
+    // Local morning window [start, end) in whole hours of the payer's clock: salaries land
+    // overnight and are spent during the day.
+    morningStartLocalHour: 6,
+    morningEndLocalHour: 9,
+    paydayDaysOfMonth: [1, 15],
+    paydayLastBusinessDay: true,
+    // 0 = Sunday … 6 = Saturday; weekly and bi-weekly pay lands on Fridays.
+    paydayWeekdays: [5],
+    // Soft-generic: about daily; never sooner than the minimum gap, which is used only when
+    // the expiry leaves no room for a full day.
+    genericSpacingMs: 24 * HOUR_MS,
+    genericMinGapMs: 6 * HOUR_MS,
+    // Deterministic spread from a hash of the order id, so a batch of orders with one
+    // payday does not hit the processor in the same minute.
+    spreadMs: 60 * 60_000,
+    // With a merchant model, the generic slot moves to the best-approving hour within this
+    // many hours after the daily slot.
+    modelNudgeWindowHours: 6,
+    // A later payday replaces the first only when the model weighs its day of month this much
+    // higher and it is at most this many days later.
+    modelDayPreferenceRatio: 1.25,
+    modelDayMaxExtraDays: 4,
+  },
+} as const;
+
+type Widen<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends readonly (infer U)[]
+        ? readonly Widen<U>[]
+        : { readonly [K in keyof T]: Widen<T[K]> };
+
+/** The rules' type, derived from the defaults with every literal widened. */
+export type Rules = Widen<typeof defaultRules> & {
+  readonly mastercard: { readonly adviceDelaysMs: Readonly<Record<string, number>> };
+};
+
+export type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { readonly [K in keyof T]?: DeepPartial<T[K]> } : T;
+
+/**
+ * Defaults with overrides laid over them, key by key; arrays and the advice-delay map are
+ * replaced whole. The config stage validates values; this only merges.
+ */
+export function resolveRules(overrides: DeepPartial<Rules> = {}): Rules {
+  return merge(defaultRules, overrides) as Rules;
+}
+
+function merge(base: unknown, over: unknown): unknown {
+  if (over === undefined) return base;
+  if (!isPlainObject(base) || !isPlainObject(over)) return over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    out[k] = k === 'adviceDelaysMs' ? v : merge(base[k], v);
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

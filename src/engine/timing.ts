@@ -1,0 +1,129 @@
+// When to retry a soft decline, given the earliest moment every rule allows (`earliestMs`):
+// temporary issuer trouble soon with growing gaps, insufficient funds on the payer's payday
+// mornings, other soft declines about daily (DESIGN.md §3). All pure arithmetic on epoch ms.
+import type { SoftKind } from './reasons.ts';
+import type { MerchantModel } from './plan-types.ts';
+import type { Rules } from './rules.ts';
+import { DAY_MS, HOUR_MS, calendarOf, lastBusinessDay, localDayStart, localHour, weekdayOf } from './time.ts';
+
+type Timing = Rules['timing'];
+
+export interface TimingContext {
+  timing: Timing;
+  offsetMs: number;
+  /** Deterministic offset in [0, spreadMs) from the order id. */
+  spreadMs: number;
+  model: MerchantModel | undefined;
+}
+
+/** The minimum gap after the previous attempt for this kind of soft decline. */
+export function minGapMs(kind: SoftKind, attemptsSoFar: number, timing: Timing): number {
+  if (kind === 'funds') return timing.fundsMinGapMs;
+  if (kind === 'generic') return timing.genericMinGapMs;
+  const schedule = timing.temporaryBackoffMs;
+  return schedule[Math.min(attemptsSoFar, schedule.length - 1)] ?? HOUR_MS;
+}
+
+/** Funds: the first payday morning at or after `earliestMs` (searching two months ahead). */
+export function paydayMorning(earliestMs: number, ctx: TimingContext): number | undefined {
+  const first = nextPaydayMorning(earliestMs, ctx, 62);
+  if (first === undefined || !ctx.model) return first;
+  return preferModelDay(first, ctx);
+}
+
+function nextPaydayMorning(fromMs: number, ctx: TimingContext, maxDays: number): number | undefined {
+  const { timing, offsetMs } = ctx;
+  const startDay = localDayStart(fromMs, offsetMs);
+  for (let i = 0; i < maxDays; i++) {
+    const day = startDay + i * DAY_MS;
+    if (!isPayday(day, timing)) continue;
+    const slot = day + morningHour(ctx) * HOUR_MS + (ctx.spreadMs % HOUR_MS) - offsetMs;
+    if (slot >= fromMs) return slot;
+    // Already inside this payday's window: go now rather than wait for the next payday.
+    if (fromMs < day + timing.morningEndLocalHour * HOUR_MS - offsetMs) return fromMs;
+  }
+  return undefined;
+}
+
+/** A later payday replaces the first when the merchant's approvals favour its day clearly. */
+function preferModelDay(firstMs: number, ctx: TimingContext): number {
+  const { timing } = ctx;
+  const firstDay = localDayStart(firstMs, ctx.offsetMs);
+  const next = nextPaydayMorning(firstDay + DAY_MS - ctx.offsetMs, ctx, timing.modelDayMaxExtraDays);
+  if (next === undefined) return firstMs;
+  const w1 = dayWeight(firstMs, ctx);
+  const w2 = dayWeight(next, ctx);
+  return w2 >= w1 * timing.modelDayPreferenceRatio && w2 > 0 ? next : firstMs;
+}
+
+export function isPayday(localDayMs: number, timing: Timing): boolean {
+  if (timing.paydayWeekdays.includes(weekdayOf(localDayMs))) return true;
+  const { year, month, day } = calendarOf(localDayMs);
+  if (timing.paydayDaysOfMonth.includes(day)) return true;
+  return timing.paydayLastBusinessDay && day >= 26 && day === lastBusinessDay(year, month);
+}
+
+/** The morning hour to aim at: the model's best hour inside the window, else its start. */
+function morningHour(ctx: TimingContext): number {
+  const { morningStartLocalHour: start, morningEndLocalHour: end } = ctx.timing;
+  if (!ctx.model) return start;
+  let best = start;
+  for (let h = start + 1; h < end; h++) {
+    if ((ctx.model.hourWeights[h] ?? 0) > (ctx.model.hourWeights[best] ?? 0)) best = h;
+  }
+  return best;
+}
+
+function dayWeight(utcMs: number, ctx: TimingContext): number {
+  const { day } = calendarOf(localDayStart(utcMs, ctx.offsetMs));
+  return ctx.model?.dayOfMonthWeights[day - 1] ?? 0;
+}
+
+/**
+ * Funds, when no payday morning fits before the deadline: the latest morning window that
+ * does (later is better for funds), else the deadline itself.
+ */
+export function lastMorningBefore(earliestMs: number, deadlineMs: number, ctx: TimingContext): number {
+  const { timing, offsetMs } = ctx;
+  for (let day = localDayStart(deadlineMs, offsetMs); day >= localDayStart(earliestMs, offsetMs); day -= DAY_MS) {
+    const lo = Math.max(earliestMs, day + timing.morningStartLocalHour * HOUR_MS - offsetMs);
+    const hi = Math.min(deadlineMs, day + timing.morningEndLocalHour * HOUR_MS - offsetMs);
+    if (lo < hi) return lo;
+  }
+  return deadlineMs;
+}
+
+/** Generic: a day after the previous attempt, nudged to the merchant's best hour, spread. */
+export function dailySlot(earliestMs: number, anchorMs: number, ctx: TimingContext): number {
+  const base = Math.max(earliestMs, anchorMs + ctx.timing.genericSpacingMs);
+  if (!ctx.model) return base + ctx.spreadMs;
+  let best = base;
+  let bestWeight = -Infinity;
+  for (let k = 0; k < ctx.timing.modelNudgeWindowHours; k++) {
+    const t = base + k * HOUR_MS;
+    const w = ctx.model.hourWeights[localHour(t, ctx.offsetMs)] ?? 0;
+    if (w > bestWeight) {
+      best = t;
+      bestWeight = w;
+    }
+  }
+  return best + (ctx.spreadMs % HOUR_MS);
+}
+
+// Validation is memoised per model object: the same model serves every order of a merchant.
+const checkedModels = new WeakMap<MerchantModel, boolean>();
+
+/** A model of the documented shape with finite, non-negative weights; anything else is ignored. */
+export function usableModel(model: MerchantModel | null | undefined): MerchantModel | undefined {
+  if (!model) return undefined;
+  let ok = checkedModels.get(model);
+  if (ok === undefined) {
+    ok = validWeights(model.hourWeights, 24) && validWeights(model.dayOfMonthWeights, 31);
+    checkedModels.set(model, ok);
+  }
+  return ok ? model : undefined;
+}
+
+function validWeights(w: readonly number[], n: number): boolean {
+  return Array.isArray(w) && w.length === n && w.every((x) => Number.isFinite(x) && x >= 0);
+}

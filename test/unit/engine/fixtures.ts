@@ -1,0 +1,77 @@
+// Shared builders for the planner tests: orders, declines, attempt histories, a seeded PRNG,
+// and a local-calendar reading that does not reuse the planner's own helpers.
+import { classifyDecline } from '../../../src/engine/classify.ts';
+import type { DeclineInput } from '../../../src/engine/classify.ts';
+import type { AttemptRecord, PlanInput, PlanOrder } from '../../../src/engine/plan-types.ts';
+
+export const H = 3_600_000;
+export const D = 24 * H;
+
+export function order(over: Partial<PlanOrder> = {}): PlanOrder {
+  const createdAt = over.createdAt ?? new Date('2026-03-10T14:00:00Z');
+  return {
+    id: 'order-1',
+    amount: 1999,
+    currency: 'USD',
+    cardBrand: 'VISA',
+    expiryDateUtc: new Date(createdAt.getTime() + 20 * D),
+    timezoneUtcOffset: 0,
+    createdAt,
+    isMIT: true,
+    ...over,
+  };
+}
+
+export function decline(input: DeclineInput) {
+  return classifyDecline({ responseCodeSource: 'ISO', ...input });
+}
+
+export function input(over: Partial<PlanInput> & { order?: PlanOrder } = {}): PlanInput {
+  const o = over.order ?? order();
+  return {
+    order: o,
+    decline: decline({ responseCode: '05', cardBrand: o.cardBrand }),
+    attempts: [],
+    cardAttempts: [],
+    now: o.createdAt,
+    ...over,
+  };
+}
+
+export function declinedAt(ms: number, responseCode = '05', adviceCode?: string): AttemptRecord {
+  return adviceCode ? { at: new Date(ms), responseCode, adviceCode, approved: false } : { at: new Date(ms), responseCode, approved: false };
+}
+
+/** mulberry32: a small seeded PRNG, so "random" inputs are the same on every run. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function pick<T>(rand: () => number, items: readonly T[]): T {
+  return items[Math.floor(rand() * items.length)] as T;
+}
+
+/** The payer's wall clock for a UTC instant, given the offset in minutes. */
+export function localClock(at: Date, offsetMinutes: number) {
+  const d = new Date(at.getTime() + offsetMinutes * 60_000);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth(), day: d.getUTCDate(), weekday: d.getUTCDay(), hour: d.getUTCHours() };
+}
+
+/** 1st, 15th, last Monday–Friday of the month, or a Friday. */
+export function isLocalPayday(c: ReturnType<typeof localClock>): boolean {
+  if (c.weekday === 5 || c.day === 1 || c.day === 15) return true;
+  const last = new Date(Date.UTC(c.year, c.month + 1, 0));
+  while (last.getUTCDay() === 0 || last.getUTCDay() === 6) last.setUTCDate(last.getUTCDate() - 1);
+  return c.day === last.getUTCDate();
+}
+
+export function countSince(attempts: readonly AttemptRecord[], fromMs: number, toMs: number, declinesOnly = false): number {
+  return attempts.filter((a) => a.at.getTime() > fromMs && a.at.getTime() <= toMs && (!declinesOnly || !a.approved)).length;
+}
