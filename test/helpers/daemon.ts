@@ -36,7 +36,7 @@ export function startDaemon(env: NodeJS.ProcessEnv): RunningDaemon {
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor(pattern, stream = 'stdout', timeoutMs = 20_000) {
+    waitFor(pattern, stream = 'stdout', timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const started = Date.now();
         const tick = () => {
