@@ -1,0 +1,99 @@
+// The spec's rules that one object's schema cannot say: requirements that depend on other
+// fields, the sandbox amount bound, code lists that apply to US addresses only. They run on
+// the normalised input whether or not the schema passed, so every problem of an entry is
+// reported at once; each rule looks only at values of the right type (a wrong type is
+// already the schema's error).
+import type { FieldError } from '../errors.ts';
+import { MODEL_WARNINGS } from './codes.ts';
+import { fieldError } from './field-errors.ts';
+import { isCardNumber } from './formats.ts';
+import { ORDER_SOURCES } from './schemas/evaluate.ts';
+import { US_STATE_CODES } from './us-states.ts';
+
+export type ModelMode = 'sandbox' | 'production';
+
+type Obj = Record<string, unknown>;
+
+const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
+const absent = (v: unknown): boolean => v === undefined || v === '';
+const KNOWN_SOURCES: ReadonlySet<string> = new Set(ORDER_SOURCES);
+
+/** Spec limits: amount > 10 cents in test calls (the schema already holds 0 < amount < 20000). */
+const SANDBOX_MIN_AMOUNT_EXCLUSIVE = 10;
+
+// "isMIT true: the MIT fields are required"; subscription and threeDSecure only for a
+// recurring MIT (DESIGN.md §2 "Conditional objects").
+function mitRules(req: Obj, errors: FieldError[]): void {
+  if (req.isMIT !== true) return;
+  if (req.isRecurring === undefined) errors.push(fieldError('isRecurring', 'ERR_MODEL_REQUIRED', 'is required when isMIT is true'));
+  if (req.expiryDateUtc === undefined) errors.push(fieldError('expiryDateUtc', 'ERR_MODEL_REQUIRED', 'is required when isMIT is true'));
+  if (req.isRecurring !== true) return;
+  for (const name of ['subscription', 'threeDSecure']) {
+    if (req[name] === undefined) errors.push(fieldError(name, 'ERR_MODEL_REQUIRED', 'is required when isMIT and isRecurring are true'));
+  }
+}
+
+// "email: when it cannot be provided send NA and provide phone instead."
+function payerRules(req: Obj, errors: FieldError[]): void {
+  const payer = obj(req.payer);
+  if (payer?.email === 'NA' && absent(payer.phone)) {
+    errors.push(fieldError('payer.phone', 'ERR_MODEL_REQUIRED', 'is required when payer.email is NA'));
+  }
+}
+
+// billingInformation.state is required for US cards (paymentMethod.cardCountry US), as the
+// spec says; a US billing address on a foreign card does not make it required. The code
+// list (ANSI INCITS 38) applies to US addresses only: it has no codes for other countries.
+function stateRules(req: Obj, errors: FieldError[]): void {
+  const billing = obj(req.billingInformation);
+  if (billing && obj(req.paymentMethod)?.cardCountry === 'US' && absent(billing.state)) {
+    errors.push(fieldError('billingInformation.state', 'ERR_MODEL_REQUIRED', 'is required for a US card (paymentMethod.cardCountry US)'));
+  }
+  for (const name of ['billingInformation', 'shippingInformation']) {
+    const address = obj(req[name]);
+    const state = address?.state;
+    if (address?.countryCode === 'US' && typeof state === 'string' && state !== '' && !US_STATE_CODES.has(state)) {
+      errors.push(fieldError(`${name}.state`, 'ERR_MODEL_FORMAT', 'must be a two-letter or two-digit ANSI INCITS 38 state code, such as CA or 06'));
+    }
+  }
+}
+
+function amountRules(req: Obj, mode: ModelMode, errors: FieldError[]): void {
+  const amount = obj(req.transaction)?.amount;
+  if (mode === 'sandbox' && Number.isInteger(amount) && (amount as number) > 0 && (amount as number) <= SANDBOX_MIN_AMOUNT_EXCLUSIVE) {
+    errors.push(fieldError('transaction.amount', 'ERR_MODEL_RANGE', 'must be greater than 10 and less than 20000 (cents) in sandbox mode'));
+  }
+}
+
+// A full card number may be sent by a PCI-compliant merchant with token: false; it is then
+// checked like any card number. The message never repeats it. A full card number sent
+// without token: false would be taken for a token and could travel on in clear, so a
+// "token" that is a valid card number is refused.
+function cardNumberRules(req: Obj, errors: FieldError[]): void {
+  const pm = obj(req.paymentMethod);
+  if (typeof pm?.cardNumber !== 'string' || pm.cardNumber === '') return;
+  if (pm.token === false && !isCardNumber(pm.cardNumber)) {
+    errors.push(fieldError('paymentMethod.cardNumber', 'ERR_MODEL_FORMAT', 'must be a valid card number (12 to 19 digits) when paymentMethod.token is false'));
+  } else if (pm.token !== false && isCardNumber(pm.cardNumber.replace(/[ -]/g, ''))) {
+    errors.push(fieldError('paymentMethod.cardNumber', 'ERR_MODEL_FORMAT', 'holds a full card number; send paymentMethod.token: false with it, or send the token from /v1/tokenize'));
+  }
+}
+
+function orderSourceRules(req: Obj, warnings: FieldError[]): void {
+  const source = req.orderSource;
+  if (typeof source === 'string' && !KNOWN_SOURCES.has(source)) {
+    warnings.push({ field: 'orderSource', code: 'WARN_MODEL_UNKNOWN_ORDER_SOURCE', message: MODEL_WARNINGS.WARN_MODEL_UNKNOWN_ORDER_SOURCE.message });
+  }
+}
+
+/** Cross-field rules of an evaluate request or batch entry (normalised input). */
+export function checkEvaluateRules(input: unknown, mode: ModelMode, errors: FieldError[], warnings: FieldError[]): void {
+  const req = obj(input);
+  if (!req) return;
+  mitRules(req, errors);
+  payerRules(req, errors);
+  stateRules(req, errors);
+  amountRules(req, mode, errors);
+  cardNumberRules(req, errors);
+  orderSourceRules(req, warnings);
+}

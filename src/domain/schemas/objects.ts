@@ -1,0 +1,139 @@
+// The nested objects of the evaluate request, one schema each, field for field as the spec
+// lists them (spec/interface.md, "Resources and their fields"). A field the spec marks
+// "required if provided" is required here: the object's own schema only applies when the
+// object is present. Conditional requirements between objects live in rules.ts.
+import { Type, type Static } from '@sinclair/typebox';
+import { CountryCode, CurrencyCode, DateTimeUtc, LenientInteger, OptionalText, State, Text, Zipcode } from './fields.ts';
+
+export const TransactionSchema = Type.Object({
+  id: Text({ description: 'External transaction identifier (a gateway id; not checked as a GUID).' }),
+  dynamicDescriptor: OptionalText(),
+  timestampUtc: DateTimeUtc(),
+  // No bound: the spec gives no unit (hours, minutes and seconds are all seen in the wild).
+  timezoneUtcOffset: Type.Integer(),
+  transactionType: OptionalText(),
+  amount: Type.Integer({ exclusiveMinimum: 0, exclusiveMaximum: 20000, description: 'Amount in cents.' }),
+  currency: CurrencyCode(),
+  responseCode: Text(),
+  responseDescription: OptionalText(),
+  responseStatus: OptionalText(),
+  responseSubStatus: OptionalText(),
+  responseCodeSource: Text({ description: 'Gateway name, or NA.' }),
+  processorName: OptionalText(),
+  avsResultCode: Text(),
+  cvvResultCode: Text(),
+  cavvResultCode: Text({ description: 'CAVV result, or NA.' }),
+  cardNotPresent: Type.Boolean(),
+});
+
+export const PayerSchema = Type.Object({
+  email: Type.String({ format: 'email-or-na', description: 'Email address, or NA (then phone is required).' }),
+  phone: OptionalText(),
+  id: OptionalText(),
+  birthdate: Type.Optional(Type.String({ format: 'date' })),
+});
+
+export const AffiliateSchema = Type.Object({
+  id: OptionalText(),
+  name: OptionalText(),
+});
+
+export const BillingInformationSchema = Type.Object({
+  firstName: Text(),
+  lastName: Text(),
+  phone: OptionalText(),
+  country: Text(),
+  countryCode: CountryCode(),
+  addressLine1: Text(),
+  addressLine2: OptionalText(),
+  state: State(),
+  city: Text(),
+  zipcode: Zipcode(),
+});
+
+export const PaymentMethodSchema = Type.Object({
+  holderName: Text(),
+  cardType: Text(),
+  cardBrand: Text(),
+  cardCountry: CountryCode(),
+  cardIssuer: OptionalText(),
+  cardLevel: OptionalText(),
+  cardFingerprint: OptionalText(),
+  expirationMonth: Type.Integer({ minimum: 1, maximum: 12 }),
+  expirationYear: Type.Integer({ minimum: 1000, maximum: 9999, description: 'Four digits.' }),
+  cardBinNumber: Type.String({ format: 'card-bin' }),
+  cardLast4Digits: Type.String({ format: 'card-last4' }),
+  cardNumber: Text({ description: 'The token from tokenize; the full number only when token is false.' }),
+  token: Type.Optional(Type.Boolean()),
+});
+
+export const MerchantSchema = Type.Object({
+  id: Text(),
+  name: OptionalText(),
+  mcc: Type.Integer({ minimum: 0, maximum: 9999, description: 'ISO 18245 merchant category code.' }),
+  country: Text(),
+});
+
+export const SubscriptionSchema = Type.Object({
+  subscriptionId: Text(),
+  schemeTransactionId: Text(),
+  schemeBrand: Text(),
+  interval: Text(),
+  price: LenientInteger({ minimum: 0, description: 'Amount in cents.' }),
+  currency: CurrencyCode(),
+  paymentNumber: OptionalText(),
+  totalPayments: OptionalText(),
+});
+
+export const ThreeDSecureSchema = Type.Object({
+  threeDsVersion: OptionalText(),
+  ecommerceIndicator: Text(),
+  authenticationValue: Text(),
+  directoryServerTransactionId: Text(),
+  xid: OptionalText(),
+  authenticationValueAlgorithm: OptionalText(),
+  directoryResponseStatus: OptionalText(),
+  authenticationResponseStatus: OptionalText(),
+  enrolled: OptionalText(),
+});
+
+export const OrderItemSchema = Type.Object({
+  sku: OptionalText(),
+  name: OptionalText(),
+  description: OptionalText(),
+  amount: Type.Optional(Type.Integer()),
+  discountAmount: Type.Optional(Type.Integer()),
+  tax: Type.Optional(Type.Integer()),
+  discountType: OptionalText(),
+  quantity: Type.Optional(LenientInteger()),
+});
+
+export const ShippingInformationSchema = Type.Object({
+  firstName: Text(),
+  lastName: Text(),
+  phone: OptionalText(),
+  country: Text(),
+  countryCode: CountryCode(),
+  addressLine1: Text(),
+  addressLine2: OptionalText(),
+  state: State(),
+  city: Text(),
+  zipcode: Zipcode(),
+});
+
+export const AdditionalFieldSchema = Type.Object({
+  key: OptionalText(),
+  value: OptionalText(),
+});
+
+export type Transaction = Static<typeof TransactionSchema>;
+export type Payer = Static<typeof PayerSchema>;
+export type Affiliate = Static<typeof AffiliateSchema>;
+export type BillingInformation = Static<typeof BillingInformationSchema>;
+export type PaymentMethod = Static<typeof PaymentMethodSchema>;
+export type Merchant = Static<typeof MerchantSchema>;
+export type Subscription = Static<typeof SubscriptionSchema>;
+export type ThreeDSecure = Static<typeof ThreeDSecureSchema>;
+export type OrderItem = Static<typeof OrderItemSchema>;
+export type ShippingInformation = Static<typeof ShippingInformationSchema>;
+export type AdditionalField = Static<typeof AdditionalFieldSchema>;

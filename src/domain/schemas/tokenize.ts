@@ -1,0 +1,26 @@
+// The tokenize request (spec: "Tokenize request"), snake_case as the spec writes it.
+import { Type, type Static } from '@sinclair/typebox';
+import { OptionalText, Text } from './fields.ts';
+
+export const CreditCardSchema = Type.Object({
+  first_name: Text(),
+  last_name: Text(),
+  number: Type.String({ format: 'card-number', description: 'Card number; spaces and hyphens are removed.' }),
+  // "Recommended. Leave empty if unavailable."
+  verification_value: Type.Optional(Type.String({ format: 'card-cvv' })),
+  month: Type.String({ format: 'card-month', description: 'MM' }),
+  year: Type.String({ format: 'card-year', description: 'YYYY' }),
+});
+
+export const TokenizeRequestSchema = Type.Object(
+  {
+    payment_method: Type.Object({
+      sense_key: OptionalText(),
+      credit_card: CreditCardSchema,
+    }),
+  },
+  { $id: 'TokenizeRequest' },
+);
+
+export type CreditCard = Static<typeof CreditCardSchema>;
+export type TokenizeRequest = Static<typeof TokenizeRequestSchema>;
