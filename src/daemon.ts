@@ -13,12 +13,21 @@ import { authenticateClient } from './auth/authenticate-client.ts';
 import { createMerchantService, type MerchantService } from './merchants/service.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { build } from './http/app.ts';
+import { startSftp, type SftpStage } from './sftp/server.ts';
+import { createVault, type Vault } from './vault/service.ts';
+import { sandboxTestCards } from './vault/test-cards.ts';
+import { createTokenizationKeyAuthenticator } from './auth/tokenization-key.ts';
+import { createIntakeStage } from './intake/stage.ts';
+import { userDirs } from './sftp/paths.ts';
 
 export interface Core {
   config: ResolvedConfig;
   log: Logger;
   database: Database;
-  vault: KeyRing;
+  /** The vault key ring (cards, webhook secrets). */
+  keyRing: KeyRing;
+  /** The card vault: tokenize, reveal, tokenizeAtEdge. */
+  vault: Vault;
   tokens: TokenService;
   merchants: MerchantService;
 }
@@ -37,7 +46,7 @@ export async function openCore(config: ResolvedConfig, log: Logger): Promise<Cor
     await database.close();
     throw err;
   }
-  const vault = keyRingFrom(config.vault.keys, config.vault.activeKeyId);
+  const keyRing = keyRingFrom(config.vault.keys, config.vault.activeKeyId);
   const tokens = createTokenService({
     signingKeys: config.auth.signingKeys,
     activeSigningKeyId: config.auth.activeSigningKeyId,
@@ -45,8 +54,17 @@ export async function openCore(config: ResolvedConfig, log: Logger): Promise<Cor
     lifetimeSeconds: config.auth.tokenLifetimeSeconds,
     isMerchantActive: (id) => isMerchantActive(database.db, id),
   });
-  const merchants = createMerchantService({ db: database.db, vault, mode: config.mode });
-  return { config, log, database, vault, tokens, merchants };
+  const merchants = createMerchantService({ db: database.db, vault: keyRing, mode: config.mode });
+  const vault = createVault({
+    db: database.db,
+    ring: keyRing,
+    fingerprintKey: config.vault.fingerprintKey,
+    mode: config.mode,
+    testCards: config.mode === 'sandbox' ? sandboxTestCards() : undefined,
+    // PGlite runs one statement at a time; a server takes several, up to half the pool.
+    writeConcurrency: database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(config.database.poolSize / 2)),
+  });
+  return { config, log, database, keyRing, vault, tokens, merchants };
 }
 
 interface Stage {
@@ -57,6 +75,8 @@ interface Stage {
 export interface Daemon {
   core: Core;
   http: FastifyInstance;
+  /** Undefined when sftp.enabled is false. */
+  sftp: SftpStage | undefined;
   /** Drains and stops every stage in reverse order. */
   stop(): Promise<void>;
 }
@@ -76,10 +96,15 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
     stages.push({ name: 'storage', stop: () => core.database.close() });
     log.info({ stage: 'storage', database: core.database.kind, mode: config.mode }, 'stage started');
 
+    const sftp = config.sftp.enabled ? await startSftpStage(core, stages) : undefined;
+    if (sftp) stages.push({ name: 'sftp', stop: () => sftp.stop() });
+
     const http = await build({
       log,
       tokens: core.tokens,
       authenticateClient: (id, secret) => authenticateClient(core.database.db, id, secret),
+      authenticateTokenizationKey: createTokenizationKeyAuthenticator(core.database.db),
+      vault: core.vault,
       pingDatabase: () => core.database.ping(),
       bodyLimitBytes: config.http.bodyLimitBytes,
       trustProxy: config.http.trustProxy,
@@ -91,11 +116,12 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
     const httpBase = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     log.info({ stage: 'http', address: httpBase }, 'stage started');
 
-    if (config.mode === 'sandbox') await ensureDemoMerchant(core, httpBase);
+    if (config.mode === 'sandbox') await ensureDemoMerchant(core, httpBase, sftp);
 
     return {
       core,
       http,
+      sftp,
       async stop() {
         draining = true;
         await stopAll();
@@ -105,6 +131,21 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
     await stopAll();
     throw err;
   }
+}
+
+/** Intake, then the SFTP server that feeds it (intake stops after SFTP, before storage). */
+async function startSftpStage(core: Core, stages: Stage[]): Promise<SftpStage> {
+  const { config, log } = core;
+  // Files found in inbound/ at start are handed over while startSftp is still resolving.
+  let sftpRoot!: (root: string) => void;
+  const root = new Promise<string>((resolve) => (sftpRoot = resolve));
+  const intake = createIntakeStage(core, async (username) => userDirs(await root, username).outbound);
+  stages.push({ name: 'intake', stop: () => intake.stop() });
+  const sftp = await startSftp({ config: config.sftp, dataDir: config.dataDir, db: core.database.db, log, onFileReady: (file) => intake.onFileReady(file) });
+  sftpRoot(sftp.root);
+  log.info({ stage: 'sftp', address: `${sftp.host}:${sftp.port}`, root: sftp.root, nativeCrypto: sftp.nativeCrypto, hostKeys: sftp.hostKeys }, 'stage started');
+  if (!sftp.nativeCrypto) log.warn({ stage: 'sftp' }, 'ssh2 native crypto binding not loaded: ciphers run in JavaScript (about 40% slower); see README "SFTP"');
+  return sftp;
 }
 
 export interface ShutdownOptions {

@@ -2,6 +2,7 @@
 // HTTP status it maps to and whether a client may retry the same request unchanged.
 // README.md carries the same table; test/unit/errors.test.ts keeps the two in step.
 import { MODEL_ERRORS } from './domain/codes.ts';
+import { INTAKE_ERRORS } from './intake/codes.ts';
 
 export interface ErrorSpec {
   readonly status: number;
@@ -25,9 +26,16 @@ const CORE_ERRORS = {
   ERR_INTERNAL: { status: 500, retryable: true, message: 'An internal error occurred.' },
   ERR_MERCHANT_NOT_FOUND: { status: 404, retryable: false, message: 'No such merchant.' },
   ERR_MERCHANT_INVALID_INPUT: { status: 400, retryable: false, message: 'A merchant command argument is invalid.' },
+  ERR_VAULT_INVALID_TOKENIZATION_KEY: { status: 401, retryable: false, message: 'Unknown mid or tokenization key (environment), or the merchant is disabled.' },
+  ERR_VAULT_CARD_INVALID: { status: 422, retryable: false, message: 'The card failed validation; see errors[].' },
+  ERR_VAULT_CARD_EXPIRED: { status: 422, retryable: false, message: 'The card has expired.' },
+  ERR_VAULT_NOT_TEST_CARD: { status: 422, retryable: false, message: 'Sandbox mode accepts only the whitelisted test cards (samples/test-cards.json).' },
+  ERR_VAULT_TOKEN_UNKNOWN: { status: 422, retryable: false, message: 'The card token is not one of this merchant\'s tokens.' },
+  ERR_VAULT_PAYER_EMAIL_REQUIRED: { status: 422, retryable: false, message: 'This sandbox test card requires a specific payer email.' },
+  ERR_VAULT_ROTATE_INCOMPLETE: { status: 500, retryable: true, message: 'Some sealed values could not be re-encrypted under the active key.' },
 } as const satisfies Record<string, ErrorSpec>;
 
-export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS } as const satisfies Record<string, ErrorSpec>;
+export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS, ...INTAKE_ERRORS } as const satisfies Record<string, ErrorSpec>;
 export type ErrorCode = keyof typeof ERRORS;
 
 /** One problem with one input field: what the merchant sees in `errors[]`. */

@@ -3,6 +3,7 @@
 // card number (13–19 digits, Luhn-valid) is masked to its first six and last four wherever
 // it appears, because a log line is the easiest place for a card number to escape.
 import pino, { type Logger, type DestinationStream } from 'pino';
+import { luhnValid, maskPan, stripPan } from './vault/pan.ts';
 
 export type { Logger };
 
@@ -16,25 +17,17 @@ const SECRET_KEY_NAMES = [
 const SECRET_KEYS = new Set(SECRET_KEY_NAMES.map((k) => k.toLowerCase()));
 
 const REDACTED = '[redacted]';
-const DIGIT_RUN = /\d(?:[ -]?\d){12,18}/g;
-
-function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
+// A digit run glued to letters or digits (a UUID's groups, a hex id) is an identifier, not a
+// card number: without these guards a mid could come out half-masked.
+const DIGIT_RUN = /(?<![0-9A-Za-z]-?)\d(?:[ -]?\d){12,18}(?!-?[0-9A-Za-z])/g;
 
 /** Masks card-number-shaped digit runs inside free text. */
 export function scrubText(text: string): string {
   if (!/\d{4}/.test(text)) return text;
   return text.replace(DIGIT_RUN, (run) => {
-    const digits = run.replace(/[ -]/g, '');
+    const digits = stripPan(run);
     if (digits.length < 13 || digits.length > 19 || !luhnValid(digits)) return run;
-    return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
+    return maskPan(digits);
   });
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The `rescued` command line: serve, migrate, merchant …
+// The `rescued` command line: serve, migrate, merchant …, vault rotate
 import { Command } from 'commander';
 import { createLogger } from './log.ts';
 import { configFrom, fail, withCore, print } from './cli/context.ts';
 import { merchantCommands } from './cli/merchant.ts';
+import { vaultCommands } from './cli/vault.ts';
 
 const program = new Command('rescued')
   .description('declined-transaction rescue daemon')
@@ -37,5 +38,6 @@ program
   .action(() => withCore(program, async () => print('migrations applied')));
 
 merchantCommands(program);
+vaultCommands(program);
 
 await program.parseAsync();

@@ -10,7 +10,7 @@ const Base64Keys = Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$' })
 export const ConfigSchema = Type.Object(
   {
     mode: Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { default: 'sandbox', description: 'sandbox accepts only whitelisted test cards; production requires every secret in configuration' }),
-    dataDir: Type.String({ minLength: 1, default: './data', description: 'folder for the embedded database, generated sandbox secrets and (later) SFTP homes' }),
+    dataDir: Type.String({ minLength: 1, default: './data', description: 'folder for the embedded database, generated sandbox secrets and (by default) the SFTP homes' }),
     log: Type.Object(
       {
         level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
@@ -47,6 +47,23 @@ export const ConfigSchema = Type.Object(
         keys: { ...Base64Keys, default: {} },
         activeKeyId: Type.String({ default: '', description: 'id in vault.keys that encrypts new data; the others still decrypt' }),
         fingerprintKey: Type.String({ default: '', description: 'base64 of 32 random bytes: HMAC key for card fingerprints' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    sftp: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true, description: 'run the SFTP server (batch file drop)' }),
+        host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'listen address; 0.0.0.0 or :: to accept merchants from other machines' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 2222, description: '0 = any free port' }),
+        rootDir: Type.String({ default: '', description: 'data root holding <username>/{inbound,outbound} and the host keys; empty = <dataDir>/sftp' }),
+        maxFileSizeBytes: Type.Integer({ minimum: 1, default: 2_147_483_648, description: 'largest file a merchant may upload' }),
+        maxOpenHandles: Type.Integer({ minimum: 1, maximum: 1024, default: 32, description: 'open files and folders per SFTP session' }),
+        maxSessionsPerMerchant: Type.Integer({ minimum: 1, maximum: 1000, default: 4, description: 'concurrent connections (and SFTP sessions) per merchant, per instance' }),
+        idleTimeoutMs: Type.Integer({ minimum: 1000, default: 600_000, description: 'a logged-in connection without SFTP requests for this long is closed' }),
+        loginTimeoutMs: Type.Integer({ minimum: 1000, default: 30_000, description: 'a connection that has not logged in after this long is closed' }),
+        maxInFlightWrites: Type.Integer({ minimum: 1, maximum: 4096, default: 64, description: 'write requests of one session being written to disk at once; beyond it the client is slowed through the SSH window' }),
+        authFailuresPerMinute: Type.Integer({ minimum: 1, default: 20, description: 'refused logins or connections per source address per minute before that address is refused outright' }),
+        watchStabilityMs: Type.Integer({ minimum: 0, default: 2000, description: 'a file placed in inbound/ by other means is handed over once its size has not changed for this long' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -9,8 +9,9 @@ import { fromFastifyError, sendError } from './errors.ts';
 import { requireMerchantWith } from './bearer.ts';
 import { oauthTokenRoutes, type OAuthTokenDeps } from './routes/oauth-token.ts';
 import { healthRoutes, type HealthDeps } from './routes/health.ts';
+import { tokenizeRoutes, type TokenizeDeps } from './routes/tokenize.ts';
 
-export interface HttpDeps extends OAuthTokenDeps, HealthDeps {
+export interface HttpDeps extends OAuthTokenDeps, HealthDeps, TokenizeDeps {
   log: Logger;
   tokens: TokenService;
   bodyLimitBytes: number;
@@ -54,6 +55,7 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
   app.decorate('requireMerchant', requireMerchantWith(deps.tokens));
   healthRoutes(app, deps);
   oauthTokenRoutes(app, deps);
+  tokenizeRoutes(app, deps);
   return app;
 }
 

@@ -5,7 +5,29 @@ import type { Core } from '../daemon.ts';
 import { countMerchants } from '../db/queries/list-merchants.ts';
 import type { MerchantCredentials } from './service.ts';
 
-export function demoBanner(creds: MerchantCredentials, httpBase: string): string {
+export interface SftpEndpoint {
+  host: string;
+  port: number;
+}
+
+/** The address a local client dials: a wildcard listener is reached on the loopback. */
+function dialHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+}
+
+function sftpLines(creds: MerchantCredentials, sftp: SftpEndpoint | undefined): string[] {
+  if (!sftp) return [];
+  return [
+    '  SFTP batch drop (batch files into inbound/; acknowledgements and results in outbound/;',
+    '  127.0.0.1 and ::1 are allowed for this merchant). Register your public key first, with the',
+    '  daemon stopped (the embedded database serves one process at a time):',
+    `    npm run rescued -- merchant add-key ${creds.mid} ~/.ssh/id_ed25519.pub`,
+    `    sftp -P ${sftp.port} -i ~/.ssh/id_ed25519 ${creds.sftpUsername}@${dialHost(sftp.host)}`,
+    '',
+  ];
+}
+
+export function demoBanner(creds: MerchantCredentials, httpBase: string, sftp?: SftpEndpoint): string {
   return [
     '',
     '  rescued sandbox: a demo merchant was created (shown once; stored only as digests)',
@@ -22,12 +44,16 @@ export function demoBanner(creds: MerchantCredentials, httpBase: string): string
     `    curl -s -u '${creds.clientId}:${creds.clientSecret}' -d grant_type=client_credentials ${httpBase}/oauth2/token`,
     `    curl -s -H 'content-type: application/json' -d '{"appKey":"${creds.clientId}","appSecret":"${creds.clientSecret}"}' ${httpBase}/oauth2/token`,
     '',
+    ...sftpLines(creds, sftp),
   ].join('\n');
 }
 
-export async function ensureDemoMerchant(core: Core, httpBase: string): Promise<void> {
+export async function ensureDemoMerchant(core: Core, httpBase: string, sftp?: SftpEndpoint): Promise<void> {
   if ((await countMerchants(core.database.db)) > 0) return;
   const creds = await core.merchants.add({ name: 'Demo Merchant', siteUrl: 'https://demo.example' });
+  // The demo is tried from the machine it runs on: allow the loopback addresses for SFTP.
+  await core.merchants.allowIp(creds.mid, '127.0.0.1');
+  await core.merchants.allowIp(creds.mid, '::1');
   core.log.info({ mid: creds.mid, component: 'onboarding' }, 'demo merchant created');
-  process.stderr.write(`${demoBanner(creds, httpBase)}\n`);
+  process.stderr.write(`${demoBanner(creds, httpBase, sftp)}\n`);
 }

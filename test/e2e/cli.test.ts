@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { DB_KINDS, createServerDatabase } from '../helpers/db.ts';
 import { cli } from '../helpers/daemon.ts';
 
-const COMMANDS = [[], ['serve'], ['migrate'], ['merchant'], ['merchant', 'add'], ['merchant', 'list'], ['merchant', 'show'], ['merchant', 'disable'], ['merchant', 'add-key'], ['merchant', 'allow-ip'], ['merchant', 'set-webhook'], ['merchant', 'rotate-secret']];
+const COMMANDS = [[], ['serve'], ['migrate'], ['merchant'], ['merchant', 'add'], ['merchant', 'list'], ['merchant', 'show'], ['merchant', 'disable'], ['merchant', 'add-key'], ['merchant', 'allow-ip'], ['merchant', 'set-webhook'], ['merchant', 'rotate-secret'], ['vault'], ['vault', 'rotate']];
 
 describe('rescued --help', () => {
   it.each(COMMANDS.map((c) => [c.join(' ') || '(root)', c]))('%s --help', (_name, command) => {

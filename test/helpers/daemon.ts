@@ -1,4 +1,5 @@
 // Runs `rescued` as a real process (the pinned Node, src/main.ts), for end-to-end tests.
+import { afterAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -24,8 +25,22 @@ export interface RunningDaemon {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+// A test that fails half-way must not leave a daemon running (it would hold ports and the
+// embedded database); whatever is still alive when the test process ends is killed.
+const children = new Set<ChildProcess>();
+const killAll = () => {
+  for (const c of children) c.kill('SIGKILL');
+};
+process.on('exit', killAll);
+// Also at the end of every test file that starts daemons: vitest may end its workers by
+// signal, which skips 'exit'.
+afterAll(killAll);
+
 export function startDaemon(env: NodeJS.ProcessEnv): RunningDaemon {
-  const child = spawn(process.execPath, [MAIN, 'serve'], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Any free SFTP port unless the test names one: daemons of parallel test files must not collide on 2222.
+  const child = spawn(process.execPath, [MAIN, 'serve'], { cwd: ROOT, env: cleanEnv({ RESCUED_SFTP_PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -19,14 +19,14 @@ export interface TestDatabase {
 }
 
 /** A fresh, migrated, empty database of the given kind. */
-export async function freshDatabase(kind: DbKind): Promise<TestDatabase> {
+export async function freshDatabase(kind: DbKind, opts: { poolSize?: number; pgliteDir?: string } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const database = await openDatabase({ url: '', pgliteDir: undefined, poolSize: 1, log: silentLog });
+    const database = await openDatabase({ url: '', pgliteDir: opts.pgliteDir, poolSize: 1, log: silentLog });
     await database.migrate();
     return { database, url: undefined, dispose: () => database.close() };
   }
   const { url, drop } = await createServerDatabase();
-  const database = await openDatabase({ url, poolSize: 4, log: silentLog });
+  const database = await openDatabase({ url, poolSize: opts.poolSize ?? 4, log: silentLog });
   await database.migrate();
   return {
     database,

@@ -22,6 +22,9 @@ describe('log redaction', () => {
     expect(scrubText(`card ${PAN} declined`)).toBe('card 411111******1111 declined');
     expect(scrubText('card 4111 1111 1111 1111')).toBe('card 411111******1111');
     expect(scrubText('order 1234567890123 amount 1999')).toBe('order 1234567890123 amount 1999'); // not Luhn-valid
+    expect(scrubText('pan=4111-1111-1111-1111, next')).toBe('pan=411111******1111, next');
+    // The digit groups of this mid form a Luhn-valid run; an identifier is left whole.
+    expect(scrubText('mid f1f4ed7a-1662-4900-0008-2297fdc33840')).toBe('mid f1f4ed7a-1662-4900-0008-2297fdc33840');
   });
 
   it('keeps secrets, tokens, card numbers and CVVs out of every logger\'s output', () => {

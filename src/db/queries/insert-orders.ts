@@ -1,0 +1,65 @@
+// Bulk insert of orders: the hot path of batch intake. Built as one multi-row INSERT with
+// parameters on the driver's own client, because drizzle's query builder spent more time
+// than the database on 500-row statements (measured: 2,300 entries/s end to end through
+// insert().values(), most of it in drizzle's entity checks and parameter mapping).
+import { and, eq, inArray, or } from 'drizzle-orm';
+import type { Db } from '../client.ts';
+import { orders } from '../schema.ts';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+export type NewOrder = typeof orders.$inferInsert;
+
+interface RawClient {
+  /** postgres-js: the tagged template with `unsafe`; PGlite: `query`. */
+  unsafe?: (text: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
+  query?: (text: string, params: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+
+/** The driver client under a drizzle database or transaction (drizzle keeps it on `session.client`). */
+function rawClient(db: Tx): RawClient {
+  const client = (db as unknown as { session?: { client?: RawClient } }).session?.client;
+  if (!client || (!client.unsafe && !client.query)) throw new Error('no driver client under this drizzle handle');
+  return client;
+}
+
+/**
+ * The rows travel as ONE json parameter expanded by json_populate_recordset: measured here,
+ * 500 rows × 19 parameters each ran at about 3,000 rows/s through postgres-js (parameter
+ * handling dominated), the single json parameter at many times that.
+ */
+const INSERT = `insert into orders (id, merchant_id, batch_id, sequence_number, order_id, idempotency_key, kind, status, amount, currency,
+    card_token, card_brand, card_bin, card_last4, expires_at, decline_code, decline_source, request, next_attempt_at)
+  select id, merchant_id, batch_id, sequence_number, order_id, idempotency_key, kind, status, amount, currency,
+    card_token, card_brand, card_bin, card_last4, expires_at, decline_code, decline_source, request, next_attempt_at
+  from json_populate_recordset(null::orders, $1::json)
+  on conflict do nothing returning id`;
+
+function toRecord(r: NewOrder) {
+  return {
+    id: r.id, merchant_id: r.merchantId, batch_id: r.batchId ?? null, sequence_number: r.sequenceNumber ?? null, order_id: r.orderId,
+    idempotency_key: r.idempotencyKey, kind: r.kind, status: r.status, amount: r.amount, currency: r.currency, card_token: r.cardToken,
+    card_brand: r.cardBrand ?? null, card_bin: r.cardBin ?? null, card_last4: r.cardLast4 ?? null, expires_at: r.expiresAt ?? null,
+    decline_code: r.declineCode, decline_source: r.declineSource, request: r.request, next_attempt_at: r.nextAttemptAt ?? null,
+  };
+}
+
+/**
+ * Inserts orders (each with its id set by the caller), skipping any whose orderId or
+ * idempotencyKey the merchant already used, also earlier in the same statement; returns the
+ * ids that were inserted (the others are duplicates).
+ */
+export async function insertOrders(db: Tx, rows: NewOrder[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const payload = JSON.stringify(rows.map(toRecord));
+  const client = rawClient(db);
+  const result = client.unsafe ? await client.unsafe(INSERT, [payload]) : (await client.query!(INSERT, [payload])).rows;
+  return new Set(result.map((r) => r.id as string));
+}
+
+/** For duplicate rows: which batch (if any) already holds the orderId or idempotencyKey. */
+export async function findOrderClashes(db: Tx, merchantId: string, orderIds: string[], idempotencyKeys: string[]) {
+  return db
+    .select({ orderId: orders.orderId, idempotencyKey: orders.idempotencyKey, batchId: orders.batchId, sequenceNumber: orders.sequenceNumber })
+    .from(orders)
+    .where(and(eq(orders.merchantId, merchantId), or(inArray(orders.orderId, orderIds), inArray(orders.idempotencyKey, idempotencyKeys))));
+}

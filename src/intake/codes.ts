@@ -1,0 +1,15 @@
+// Codes of batch intake, merged into the catalogue by src/errors.ts. They appear in
+// acknowledgement files (`error.code`, `rejected[].errors[].code`); the HTTP status is the
+// one the same problem would have on the side-port.
+import type { ErrorSpec } from '../errors.ts';
+
+export const INTAKE_ERRORS = {
+  ERR_INTAKE_SYNTAX: { status: 400, retryable: false, message: 'The file is not valid JSON in the batch layout; nothing was kept.' },
+  ERR_INTAKE_HEADER_INVALID: { status: 400, retryable: false, message: 'The batch header (mid, authorizationToken, expiryDateUtc) is invalid; nothing was kept.' },
+  ERR_INTAKE_UNAUTHORIZED: { status: 401, retryable: false, message: 'The mid is not this SFTP user\'s merchant, or authorizationToken is not a valid token of it; nothing was kept.' },
+  ERR_INTAKE_DUPLICATE_FILE: { status: 409, retryable: false, message: 'A file with the same SHA-256 was already ingested for this merchant; nothing was kept.' },
+  ERR_INTAKE_SEQUENCE: { status: 400, retryable: false, message: 'sequenceNumber is not the entry\'s position in the file (a gap or a repeat).' },
+  ERR_INTAKE_DUPLICATE_ORDER: { status: 409, retryable: false, message: 'The orderId or idempotencyKey was already used, earlier in this file or by an earlier order.' },
+  ERR_INTAKE_NOT_MIT: { status: 400, retryable: false, message: 'Batch entries must be merchant-initiated (isMIT: true).' },
+  ERR_INTAKE_NOT_DECLINED: { status: 400, retryable: false, message: 'Only declined transactions can be rescued (isDeclined: true).' },
+} as const satisfies Record<string, ErrorSpec>;

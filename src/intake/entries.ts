@@ -1,0 +1,70 @@
+// Pass two, one entry at a time: parse, normalise and validate with the shared model, check
+// the batch rules (position, MIT, declined), and turn an accepted entry into an order row.
+import { randomUUID } from 'node:crypto';
+import { validateBatchEntry, type BatchEntry, type ModelMode } from '../domain/index.ts';
+import type { FieldError } from '../errors.ts';
+import { INTAKE_ERRORS } from './codes.ts';
+import type { RejectedEntry } from './ack.ts';
+import type { orders } from '../db/schema.ts';
+
+export type OrderRow = typeof orders.$inferInsert;
+
+export interface EntryContext {
+  merchantId: string;
+  batchId: string;
+  mode: ModelMode;
+  defaultExpiryDateUtc: string | undefined;
+  now: Date;
+}
+
+export type EntryOutcome = { ok: true; entry: BatchEntry } | { ok: false; rejected: RejectedEntry };
+
+const intakeError = (field: string, code: keyof typeof INTAKE_ERRORS): FieldError => ({ field, code, message: INTAKE_ERRORS[code].message });
+
+/** What an entry says about itself even when it is invalid: for the ack's rejected list. */
+function identify(raw: unknown): { sequenceNumber: number | null; orderId: string | null } {
+  const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const seq = Number(o.sequenceNumber ?? o.SequenceNumber);
+  const orderId = o.orderId ?? o.OrderId;
+  return { sequenceNumber: Number.isInteger(seq) ? seq : null, orderId: typeof orderId === 'string' ? orderId : null };
+}
+
+/** `raw` is the parsed entry; `position` its 1-based position in `requests`. */
+export function checkEntry(raw: unknown, position: number, ctx: EntryContext): EntryOutcome {
+  const result = validateBatchEntry(raw, { mode: ctx.mode, defaultExpiryDateUtc: ctx.defaultExpiryDateUtc });
+  const errors: FieldError[] = result.ok ? [] : [...result.errors];
+  const value = result.ok ? result.value : undefined;
+  const seq = value?.sequenceNumber ?? identify(raw).sequenceNumber;
+  if (seq !== null && seq !== undefined && seq !== position) errors.push(intakeError('sequenceNumber', 'ERR_INTAKE_SEQUENCE'));
+  if (value && value.isMIT !== true) errors.push(intakeError('isMIT', 'ERR_INTAKE_NOT_MIT'));
+  if (value && value.isDeclined !== true) errors.push(intakeError('isDeclined', 'ERR_INTAKE_NOT_DECLINED'));
+  if (errors.length > 0 || !value) return { ok: false, rejected: { ...identify(raw), sequenceNumber: seq ?? null, errors } };
+  return { ok: true, entry: value };
+}
+
+/** The order row of an accepted entry; `cardToken` is the vault token (never a card number). */
+export function orderRow(entry: BatchEntry, cardToken: string, ctx: EntryContext): OrderRow {
+  const { transaction: tx, paymentMethod: pm } = entry;
+  const request = { ...entry, paymentMethod: { ...pm, cardNumber: cardToken, token: true } };
+  return {
+    id: randomUUID(),
+    merchantId: ctx.merchantId,
+    batchId: ctx.batchId,
+    sequenceNumber: entry.sequenceNumber,
+    orderId: entry.orderId,
+    idempotencyKey: entry.idempotencyKey.toLowerCase(),
+    kind: 'MIT',
+    status: 'SUBMITTED',
+    amount: tx.amount,
+    currency: tx.currency,
+    cardToken,
+    cardBrand: pm.cardBrand,
+    cardBin: pm.cardBinNumber,
+    cardLast4: pm.cardLast4Digits,
+    expiresAt: entry.expiryDateUtc ? new Date(entry.expiryDateUtc) : null,
+    declineCode: tx.responseCode,
+    declineSource: tx.responseCodeSource,
+    request,
+    nextAttemptAt: ctx.now,
+  };
+}

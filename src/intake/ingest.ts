@@ -1,0 +1,124 @@
+// Intake of one complete batch file, as DESIGN.md §2 decides: a file that is not valid JSON,
+// whose header is invalid or unauthorised, or that was already ingested is rejected whole —
+// nothing kept; otherwise each entry is accepted or rejected on its own. Accepted entries
+// become SUBMITTED orders in ONE transaction, so a crash at any point leaves either the whole
+// file or nothing, and the file (still in inbound/) is ingested again from the start.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/client.ts';
+import type { Logger } from '../log.ts';
+import type { TokenService } from '../auth/tokens.ts';
+import { validateBatchHeader, type ModelMode } from '../domain/index.ts';
+import { findIngestedBatch, insertBatch, updateBatchCounts } from '../db/queries/batches.ts';
+import { AckWriter, type AckStatus, type AckSummary, type FileError } from './ack.ts';
+import { BatchSyntaxError } from './scanner.ts';
+import { prescan, type Prescan } from './prescan.ts';
+import { INTAKE_ERRORS } from './codes.ts';
+import { streamEntries, type CardResolver } from './pass-two.ts';
+import { archiveInput } from './archive.ts';
+
+export interface IntakeDeps {
+  db: Db;
+  tokens: TokenService;
+  cards: CardResolver;
+  mode: ModelMode;
+  log: Logger;
+  /** Where ingested files go, outside every chroot. */
+  archiveDir: string;
+  now?: () => Date;
+  /** Entries per INSERT. */
+  chunkSize?: number;
+  /** Aborting rolls the file in progress back (daemon shutdown). */
+  signal?: AbortSignal;
+}
+
+export interface IntakeFile {
+  merchantId: string;
+  mid: string;
+  path: string;
+  name: string;
+  outboundDir: string;
+}
+
+export interface IntakeResult extends AckSummary {
+  ackPath: string;
+}
+
+class FileRejection extends Error {
+  readonly fileError: FileError;
+  constructor(code: keyof typeof INTAKE_ERRORS, message?: string, position?: Pick<FileError, 'offset' | 'line' | 'column'>, errors?: FileError['errors']) {
+    super(message ?? INTAKE_ERRORS[code].message);
+    this.fileError = { code, message: this.message, ...position, ...(errors ? { errors } : {}) };
+  }
+}
+
+const syntaxRejection = (err: BatchSyntaxError) =>
+  new FileRejection('ERR_INTAKE_SYNTAX', `The file is not valid JSON: ${err.message}. Nothing was kept.`, { offset: err.offset, line: err.line, column: err.column });
+
+async function checkHeader(deps: IntakeDeps, file: IntakeFile, pre: Prescan): Promise<{ expiryDateUtc: string | undefined }> {
+  const header = validateBatchHeader(pre.header);
+  if (!header.ok) throw new FileRejection('ERR_INTAKE_HEADER_INVALID', undefined, undefined, header.errors);
+  if (header.value.mid.toLowerCase() !== file.mid.toLowerCase()) {
+    throw new FileRejection('ERR_INTAKE_UNAUTHORIZED', 'The mid in the file is not the merchant of this SFTP account. Nothing was kept.');
+  }
+  try {
+    await deps.tokens.verify(header.value.authorizationToken, { expectedMid: file.mid });
+  } catch (err) {
+    throw new FileRejection('ERR_INTAKE_UNAUTHORIZED', `authorizationToken is not accepted: ${(err as Error).message} Nothing was kept.`);
+  }
+  return { expiryDateUtc: header.value.expiryDateUtc };
+}
+
+function statusOf(accepted: number, rejected: number): AckStatus {
+  if (accepted === 0) return 'rejected';
+  return rejected === 0 ? 'accepted' : 'partially_accepted';
+}
+
+export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<IntakeResult> {
+  const now = deps.now ?? (() => new Date());
+  const receivedAt = now();
+  const log = deps.log.child({ component: 'intake', mid: file.mid, file: file.name });
+  const base = { file: file.name, mid: file.mid, receivedAt: receivedAt.toISOString() };
+  let sha256 = '';
+  let ack = new AckWriter(file.outboundDir, file.name);
+  try {
+    let pre: Prescan;
+    try {
+      pre = await prescan(file.path, file.name);
+    } catch (err) {
+      if (err instanceof BatchSyntaxError) throw syntaxRejection(err);
+      throw err;
+    }
+    sha256 = pre.sha256;
+    const existing = await findIngestedBatch(deps.db, file.merchantId, sha256);
+    if (existing) throw new FileRejection('ERR_INTAKE_DUPLICATE_FILE', `${INTAKE_ERRORS.ERR_INTAKE_DUPLICATE_FILE.message} (batch ${existing.id}, ${existing.fileName})`);
+    const { expiryDateUtc } = await checkHeader(deps, file, pre);
+    log.info({ entries: pre.entryCount, sha256 }, 'batch ingest started');
+
+    const batchId = randomUUID();
+    const counts = await deps.db.transaction(async (tx) => {
+      await insertBatch(tx, { id: batchId, merchantId: file.merchantId, fileName: file.name, sha256, status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt });
+      const c = await streamEntries(tx, deps, file, ack, { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt });
+      const status = statusOf(c.accepted, c.rejected);
+      await updateBatchCounts(tx, batchId, { status, entryCount: c.entries, acceptedCount: c.accepted, rejectedCount: c.rejected });
+      await ack.finish({ ...base, sha256, batchId, finishedAt: now().toISOString(), status, counts: c });
+      return { ...c, status, carriedCardNumbers: c.carriedCardNumbers };
+    });
+    const ackPath = await ack.publish();
+    await archiveInput(deps.archiveDir, file, { batchId, deleteInstead: counts.carriedCardNumbers });
+    log.info({ batchId, status: counts.status, entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected, ms: now().getTime() - receivedAt.getTime() }, 'batch ingested');
+    return { ...base, sha256, batchId, finishedAt: now().toISOString(), status: counts.status, counts: { entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected }, ackPath };
+  } catch (err) {
+    await ack.discard();
+    const rejection = err instanceof FileRejection ? err : err instanceof BatchSyntaxError ? syntaxRejection(err) : undefined;
+    if (!rejection) throw err;
+    ack = new AckWriter(file.outboundDir, file.name);
+    const summary: AckSummary = { ...base, sha256, batchId: null, finishedAt: now().toISOString(), status: 'rejected', counts: { entries: 0, accepted: 0, rejected: 0 }, error: rejection.fileError };
+    await ack.finish(summary);
+    const ackPath = await ack.publish();
+    // A rejected file is removed: the ack holds the diagnosis, the merchant holds the file, and
+    // a file we could not read may carry card numbers we cannot find to protect.
+    await archiveInput(deps.archiveDir, file, { batchId: null, deleteInstead: true });
+    log.warn({ code: rejection.fileError.code, line: rejection.fileError.line, column: rejection.fileError.column }, 'batch rejected');
+    return { ...summary, ackPath };
+  }
+}

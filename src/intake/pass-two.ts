@@ -1,0 +1,120 @@
+// Pass two: every entry through the model into order rows, inserted in chunks inside the
+// file's transaction. Parsing the next chunk overlaps the database's work on the last one.
+import type { Db } from '../db/client.ts';
+import type { FieldError } from '../errors.ts';
+import type { BatchEntry, PaymentMethod } from '../domain/index.ts';
+import { findOrderClashes, insertOrders } from '../db/queries/insert-orders.ts';
+import { BatchScanner, BatchSyntaxError, type ScanItem } from './scanner.ts';
+import { fileChunks, isGzip } from './prescan.ts';
+import { checkEntry, orderRow, type EntryContext, type OrderRow } from './entries.ts';
+import { INTAKE_ERRORS } from './codes.ts';
+import type { AckWriter } from './ack.ts';
+import type { IntakeDeps, IntakeFile } from './ingest.ts';
+
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** Turns payment methods into vault tokens: full numbers are tokenized, tokens checked. */
+export interface CardResolver {
+  /** Runs on the file's transaction `tx`; one result per method, in order. */
+  resolve(tx: Tx, merchantId: string, methods: PaymentMethod[]): Promise<Array<{ token: string } | { errors: FieldError[] }>>;
+}
+
+export interface PassTwoCounts {
+  entries: number;
+  accepted: number;
+  rejected: number;
+  carriedCardNumbers: boolean;
+}
+
+const DEFAULT_CHUNK = 500;
+
+/** Where JSON.parse found a problem inside an entry, in the file's coordinates. */
+function entrySyntaxError(item: Extract<ScanItem, { kind: 'entry' }>, err: Error): BatchSyntaxError {
+  const pos = Number(/at position (\d+)/.exec(err.message)?.[1] ?? 0);
+  const before = item.text.slice(0, pos);
+  const newlines = before.split('\n').length - 1;
+  const column = newlines ? pos - before.lastIndexOf('\n') : item.column + pos;
+  const reason = err.message.replace(/ in JSON at position.*$/, '').replace(/, ".*" is not valid JSON$/, '');
+  return new BatchSyntaxError(`entry ${item.index + 1}: ${reason}`, item.offset + Buffer.byteLength(before), item.line + newlines, column);
+}
+
+export async function streamEntries(tx: Tx, deps: IntakeDeps, file: IntakeFile, ack: AckWriter, ctx: EntryContext): Promise<PassTwoCounts> {
+  const counts: PassTwoCounts = { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false };
+  const chunkSize = deps.chunkSize ?? DEFAULT_CHUNK;
+  let pending: BatchEntry[] = [];
+  let inFlight: Promise<void> = Promise.resolve();
+
+  const flush = async (entries: BatchEntry[]) => {
+    const rejected = await storeChunk(tx, deps, ctx, entries, ack);
+    counts.accepted += entries.length - rejected;
+    counts.rejected += rejected;
+  };
+
+  const scanner = new BatchScanner();
+  for await (const chunk of fileChunks(file.path, isGzip(file.name))) {
+    deps.signal?.throwIfAborted();
+    for (const item of scanner.push(chunk)) {
+      if (item.kind !== 'entry') continue;
+      counts.entries++;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(item.text);
+      } catch (err) {
+        throw entrySyntaxError(item, err as Error);
+      }
+      const outcome = checkEntry(raw, item.index + 1, ctx);
+      if (!outcome.ok) {
+        counts.rejected++;
+        await ack.reject(outcome.rejected);
+        continue;
+      }
+      if (outcome.entry.paymentMethod.token === false) counts.carriedCardNumbers = true;
+      pending.push(outcome.entry);
+      if (pending.length >= chunkSize) {
+        await inFlight;
+        inFlight = flush(pending);
+        pending = [];
+      }
+    }
+  }
+  scanner.end();
+  await inFlight;
+  await flush(pending);
+  return counts;
+}
+
+/** Stores one chunk; returns how many of its entries were rejected (card or duplicate). */
+async function storeChunk(tx: Tx, deps: IntakeDeps, ctx: EntryContext, entries: BatchEntry[], ack: AckWriter): Promise<number> {
+  if (entries.length === 0) return 0;
+  const cards = await deps.cards.resolve(tx, ctx.merchantId, entries.map((e) => e.paymentMethod));
+  const rows: OrderRow[] = [];
+  let rejected = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const card = cards[i]!;
+    const entry = entries[i]!;
+    if ('errors' in card) {
+      rejected++;
+      await ack.reject({ sequenceNumber: entry.sequenceNumber, orderId: entry.orderId, errors: card.errors });
+    } else rows.push(orderRow(entry, card.token, ctx));
+  }
+  const inserted = await insertOrders(tx, rows);
+  const duplicates = rows.filter((r) => !inserted.has(r.id!));
+  if (duplicates.length > 0) rejected += await rejectDuplicates(tx, ctx, duplicates, ack);
+  return rejected;
+}
+
+async function rejectDuplicates(tx: Tx, ctx: EntryContext, rows: OrderRow[], ack: AckWriter): Promise<number> {
+  const clashes = await findOrderClashes(tx, ctx.merchantId, rows.map((r) => r.orderId), rows.map((r) => r.idempotencyKey));
+  for (const row of rows) {
+    const clash = clashes.find((c) => c.orderId === row.orderId || c.idempotencyKey === row.idempotencyKey);
+    const field = clash && clash.orderId !== row.orderId ? 'idempotencyKey' : 'orderId';
+    const where =
+      clash?.batchId === ctx.batchId ? `repeats sequenceNumber ${clash.sequenceNumber} of this file` : 'was already used by an earlier order of this merchant';
+    await ack.reject({
+      sequenceNumber: row.sequenceNumber ?? null,
+      orderId: row.orderId,
+      errors: [{ field, code: 'ERR_INTAKE_DUPLICATE_ORDER', message: `${INTAKE_ERRORS.ERR_INTAKE_DUPLICATE_ORDER.message.split(',')[0]}: this ${field} ${where}.` }],
+    });
+  }
+  return rows.length;
+}

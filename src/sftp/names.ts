@@ -1,0 +1,17 @@
+// Which file names in inbound/ are batch files. DESIGN.md "Batch file": any *.json or
+// *.json.gz; dot-files and client temp names (.filepart, .part, .tmp) are ignored until the
+// client renames them into place.
+
+/** Our own upload temp files: hidden, so neither the watcher nor `ls` shows them. */
+export const UPLOAD_TEMP_PREFIX = '.rescued-upload-';
+
+const CLIENT_TEMP = /\.(filepart|part|tmp)$/i;
+const BATCH = /\.json(\.gz)?$/i;
+
+export type NameKind = 'batch' | 'pending' | 'other';
+
+/** `pending`: a dot-file or a client temp name, handed over once renamed; `other`: never handed over. */
+export function classifyName(name: string): NameKind {
+  if (name.startsWith('.') || CLIENT_TEMP.test(name)) return 'pending';
+  return BATCH.test(name) ? 'batch' : 'other';
+}

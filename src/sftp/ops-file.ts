@@ -1,0 +1,190 @@
+// SFTP requests on open files: OPEN, READ, WRITE, FSTAT, FSETSTAT, CLOSE.
+//
+// An upload is written to a hidden temp file beside its target and renamed into place only
+// when the client closes the handle after every write succeeded, so intake (and the
+// watcher) never sees a partial file. Reads and writes are positional, so any number of
+// requests may be in flight in any order; an O_APPEND descriptor would ignore the offset
+// on Linux and corrupt a parallel upload, so appending is refused.
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { copyFile, lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Attributes } from 'ssh2';
+import { toAttrs } from './attrs.ts';
+import { auditFields, OPEN_FLAG, run, STATUS, type SessionContext } from './context.ts';
+import type { OpenHandle, UploadHandle } from './handles.ts';
+import { UPLOAD_TEMP_PREFIX } from './names.ts';
+import { Refusal } from './refusal.ts';
+import { refuseIfBusy, resolveExisting, resolveTarget } from './resolve.ts';
+
+const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+/** OpenSSH asks for 32 KiB; a larger request is answered short, which the protocol allows. */
+const MAX_READ_BYTES = 256 * 1024;
+
+/** Adds the handle, or closes the file if the session ended while it was being opened. */
+function addHandle(ctx: SessionContext, reqId: number, handle: OpenHandle & { file: FileHandle }): void {
+  try {
+    ctx.sftp.handle(reqId, ctx.handles.add(handle));
+  } catch (err) {
+    void handle.file.close().catch(() => {});
+    if (handle.kind === 'upload') void unlink(handle.temp).catch(() => {});
+    throw err;
+  }
+}
+
+async function openUpload(ctx: SessionContext, reqId: number, path: string, flags: number): Promise<void> {
+  const t = await resolveTarget(ctx, path, 'write');
+  if (flags & OPEN_FLAG.APPEND) throw new Refusal('unsupported', 'appending is not supported: upload the whole file');
+  if (t.exists) {
+    if (flags & OPEN_FLAG.EXCL) throw new Refusal('failure', 'already exists');
+    if (!(await lstat(t.real)).isFile()) throw new Refusal('failure', 'not a file');
+    refuseIfBusy(ctx, t.real);
+  } else if (!(flags & OPEN_FLAG.CREAT)) {
+    throw new Refusal('no_such_file', 'no such file');
+  }
+  ctx.handles.reserve();
+  const temp = join(dirname(t.real), `${UPLOAD_TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+  // Without TRUNC the client may rewrite parts of the existing file: start from a copy.
+  const keep = t.exists && !(flags & OPEN_FLAG.TRUNC);
+  if (keep) await copyFile(t.real, temp, constants.COPYFILE_EXCL);
+  const file = await open(temp, keep ? O_RDWR | O_NOFOLLOW : O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o640);
+  const size = keep ? (await file.stat()).size : 0;
+  addHandle(ctx, reqId, { kind: 'upload', path: t.v.path, file, temp, target: t.real, size, failed: undefined });
+}
+
+async function openRead(ctx: SessionContext, reqId: number, path: string): Promise<void> {
+  const t = await resolveExisting(ctx, path, 'read');
+  ctx.handles.reserve();
+  const file = await open(t.real, O_RDONLY | O_NOFOLLOW);
+  if (!(await file.stat()).isFile()) {
+    await file.close();
+    throw new Refusal('failure', 'not a file');
+  }
+  addHandle(ctx, reqId, { kind: 'read', path: t.v.path, file, bytes: 0 });
+}
+
+function onOpen(ctx: SessionContext) {
+  return (reqId: number, path: string, flags: number) =>
+    run(ctx, reqId, 'open', path, () => (flags & (OPEN_FLAG.WRITE | OPEN_FLAG.APPEND) ? openUpload(ctx, reqId, path, flags) : openRead(ctx, reqId, path)));
+}
+
+function onRead(ctx: SessionContext) {
+  return (reqId: number, handle: Buffer, offset: number, length: number) =>
+    run(ctx, reqId, 'read', null, async () => {
+      const h = ctx.handles.get(handle, 'read', 'upload');
+      const len = Math.min(length, MAX_READ_BYTES);
+      const buf = Buffer.allocUnsafe(len);
+      const { bytesRead } = await h.file.read(buf, 0, len, offset);
+      if (bytesRead === 0) return ctx.sftp.status(reqId, STATUS.EOF);
+      if (h.kind === 'read') h.bytes += bytesRead;
+      ctx.sftp.data(reqId, buf.subarray(0, bytesRead));
+    });
+}
+
+function tooLarge(ctx: SessionContext, h: UploadHandle, end: number): boolean {
+  if (end <= ctx.limits.maxFileSizeBytes) return false;
+  if (!h.failed) {
+    h.failed = `the file exceeds ${ctx.limits.maxFileSizeBytes} bytes`;
+    ctx.audit('upload_failed', { ...auditFields(ctx, h.path), bytes: end, reason: h.failed });
+  }
+  return true;
+}
+
+function onWrite(ctx: SessionContext) {
+  return (reqId: number, handle: Buffer, offset: number, data: Buffer) =>
+    run(ctx, reqId, 'write', null, async () => {
+      const h = ctx.handles.get(handle, 'upload', 'read');
+      if (h.kind === 'read') throw new Refusal('denied', 'the file was opened for reading');
+      if (h.failed || tooLarge(ctx, h, offset + data.length)) return ctx.sftp.status(reqId, STATUS.FAILURE, h.failed);
+      ctx.writes.begin();
+      try {
+        await h.file.write(data, 0, data.length, offset);
+        h.size = Math.max(h.size, offset + data.length);
+      } catch (err) {
+        h.failed ??= `write failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+        throw err;
+      } finally {
+        ctx.writes.end();
+      }
+      ctx.sftp.status(reqId, STATUS.OK);
+    });
+}
+
+function onFstat(ctx: SessionContext) {
+  return (reqId: number, handle: Buffer) =>
+    run(ctx, reqId, 'fstat', null, async () => {
+      const h = ctx.handles.get(handle, 'read', 'upload');
+      ctx.sftp.attrs(reqId, toAttrs(await h.file.stat()));
+    });
+}
+
+/** `put -p` sets the times on the open upload; permissions and ownership stay the server's. */
+function onFsetstat(ctx: SessionContext) {
+  return (reqId: number, handle: Buffer, attrs: Attributes) =>
+    run(ctx, reqId, 'fsetstat', null, async () => {
+      const h = ctx.handles.get(handle, 'upload', 'read');
+      if (h.kind === 'read') throw new Refusal('denied', 'the file was opened for reading');
+      if (attrs.atime !== undefined && attrs.mtime !== undefined) await h.file.utimes(attrs.atime, attrs.mtime);
+      ctx.sftp.status(reqId, STATUS.OK);
+    });
+}
+
+/** Renames a finished upload into place and hands it over; answers the CLOSE. */
+async function publish(ctx: SessionContext, reqId: number, h: UploadHandle): Promise<void> {
+  // FileHandle.close() waits for the writes still pending on it.
+  await h.file.close();
+  const refuse = h.failed ?? (ctx.locks.isBusy(h.target) ? 'the file is being ingested' : undefined);
+  if (refuse) {
+    await unlink(h.temp).catch(() => {});
+    if (!h.failed) ctx.audit('upload_failed', { ...auditFields(ctx, h.path), bytes: h.size, reason: refuse });
+    return ctx.sftp.status(reqId, h.failed ? STATUS.FAILURE : STATUS.PERMISSION_DENIED, refuse);
+  }
+  try {
+    await rename(h.temp, h.target);
+  } catch (err) {
+    await unlink(h.temp).catch(() => {});
+    ctx.audit('upload_failed', { ...auditFields(ctx, h.path), bytes: h.size, reason: `publish failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}` });
+    throw err;
+  }
+  const size = (await lstat(h.target)).size;
+  ctx.audit('upload', { ...auditFields(ctx, h.path), bytes: size });
+  ctx.sftp.status(reqId, STATUS.OK);
+  void ctx.handover.offer(h.target, 'sftp', ctx.who).catch((err: unknown) => ctx.log.error({ err, path: h.target }, 'hand-over failed'));
+}
+
+function onClose(ctx: SessionContext) {
+  return (reqId: number, handle: Buffer) =>
+    run(ctx, reqId, 'close', null, async () => {
+      const h = ctx.handles.take(handle);
+      if (h.kind === 'dir') return ctx.sftp.status(reqId, STATUS.OK);
+      if (h.kind === 'upload') return publish(ctx, reqId, h);
+      await h.file.close();
+      ctx.audit('download', { ...auditFields(ctx, h.path), bytes: h.bytes });
+      ctx.sftp.status(reqId, STATUS.OK);
+    });
+}
+
+/** The session ended: close what the client left open; unfinished uploads are discarded. */
+export async function abandonHandles(ctx: SessionContext): Promise<void> {
+  for (const h of ctx.handles.drain()) {
+    if (h.kind === 'dir') continue;
+    await h.file.close().catch(() => {});
+    if (h.kind === 'upload') {
+      await unlink(h.temp).catch(() => {});
+      ctx.audit('upload_failed', { ...auditFields(ctx, h.path), bytes: h.size, reason: 'the session ended before the file was closed' });
+    } else {
+      ctx.audit('download', { ...auditFields(ctx, h.path), bytes: h.bytes, reason: 'the session ended before the file was closed' });
+    }
+  }
+}
+
+export function registerFileOps(ctx: SessionContext): void {
+  const { sftp } = ctx;
+  sftp.on('OPEN', onOpen(ctx));
+  sftp.on('READ', onRead(ctx));
+  sftp.on('WRITE', onWrite(ctx));
+  sftp.on('FSTAT', onFstat(ctx));
+  sftp.on('FSETSTAT', onFsetstat(ctx));
+  sftp.on('CLOSE', onClose(ctx));
+}
+

@@ -1,0 +1,40 @@
+// Turns a client path into a checked real path for one kind of access. `read` covers both
+// folders (merchants read back their uploads and fetch acknowledgements and results);
+// `write` is inbound/ only, and never the inbound folder itself.
+import type { SessionContext } from './context.ts';
+import { checkOnDisk, normaliseVirtual, realPathOf, type VirtualPath } from './paths.ts';
+import { Refusal } from './refusal.ts';
+
+export interface Target {
+  v: VirtualPath;
+  real: string;
+  exists: boolean;
+}
+
+function lexical(ctx: SessionContext, input: string, access: 'read' | 'write'): { v: VirtualPath; real: string } {
+  const v = normaliseVirtual(input);
+  if (v.area === 'root' && v.below.length > 0) throw new Refusal('denied', 'only inbound/ and outbound/ exist here');
+  if (access === 'write') {
+    if (v.area === 'outbound') throw new Refusal('denied', 'outbound/ is read-only');
+    if (v.area === 'root') throw new Refusal('denied', 'files go into inbound/');
+    if (v.below.length === 0) throw new Refusal('denied', 'inbound/ itself cannot be changed');
+  }
+  return { v, real: realPathOf(ctx.home, v) };
+}
+
+export async function resolveTarget(ctx: SessionContext, input: string, access: 'read' | 'write'): Promise<Target> {
+  const { v, real } = lexical(ctx, input, access);
+  const exists = (await checkOnDisk(real)) === 'exists';
+  return { v, real, exists };
+}
+
+/** Like resolveTarget, but the path must exist. */
+export async function resolveExisting(ctx: SessionContext, input: string, access: 'read' | 'write'): Promise<Target> {
+  const target = await resolveTarget(ctx, input, access);
+  if (!target.exists) throw new Refusal('no_such_file', 'no such file or folder');
+  return target;
+}
+
+export function refuseIfBusy(ctx: SessionContext, real: string): void {
+  if (ctx.locks.isBusy(real)) throw new Refusal('denied', 'the file is being ingested');
+}

@@ -1,0 +1,34 @@
+// Child process of intake.bench.ts: ingests one file the way the daemon does and reports
+// its time and peak RSS, so the figure is the intake's own memory, not the benchmark's.
+import { openDatabase } from '../../src/db/client.ts';
+import { createLogger } from '../../src/log.ts';
+import { createTokenService } from '../../src/auth/tokens.ts';
+import { isMerchantActive } from '../../src/db/queries/merchant-status.ts';
+import { keyRingFrom } from '../../src/vault/cipher.ts';
+import { createVault } from '../../src/vault/service.ts';
+import { vaultCardResolver } from '../../src/intake/cards.ts';
+import { ingestFile } from '../../src/intake/ingest.ts';
+import type { Db } from '../../src/db/client.ts';
+
+export interface WorkerInput {
+  dbUrl: string;
+  pgliteDir: string | undefined;
+  signingKey: string;
+  vaultKey: string;
+  fingerprintKey: string;
+  file: { merchantId: string; mid: string; path: string; name: string; outboundDir: string };
+  archiveDir: string;
+}
+
+const input = JSON.parse(process.argv[2]!) as WorkerInput;
+const log = createLogger({ level: 'warn' });
+const database = await openDatabase({ url: input.dbUrl, pgliteDir: input.pgliteDir, poolSize: 4, log });
+const db = database.db;
+const tokens = createTokenService({ signingKeys: { k: input.signingKey }, activeSigningKeyId: 'k', issuer: 'rescued', lifetimeSeconds: 3600, isMerchantActive: (id) => isMerchantActive(db, id) });
+const ring = keyRingFrom({ k: input.vaultKey }, 'k');
+const cards = vaultCardResolver((tx) => createVault({ db: tx as unknown as Db, ring, fingerprintKey: input.fingerprintKey, mode: 'production' }));
+const t0 = performance.now();
+const result = await ingestFile({ db, tokens, cards, mode: 'production', log, archiveDir: input.archiveDir }, input.file);
+const seconds = (performance.now() - t0) / 1000;
+await database.close();
+process.stdout.write(`${JSON.stringify({ status: result.status, counts: result.counts, seconds, peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);

@@ -1,0 +1,112 @@
+// Batch intake end to end: a generated file of N entries (default 1,000,000) ingested by a
+// child process the way the daemon does it, on PostgreSQL (TEST_DATABASE_URL or DATABASE_URL)
+// and on PGlite. Beside it, from the same run and the same entries: whole-file JSON.parse
+// (the parse limit) and bare INSERTs of the same rows (the storage limit).
+// `npm run bench -- intake [--entries N] [--db postgres|pglite]`
+import { createWriteStream, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { writeBatch, entry } from '../../samples/generate-batch.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { createLogger } from '../../src/log.ts';
+import { createTokenService } from '../../src/auth/tokens.ts';
+import { createMerchantService } from '../../src/merchants/service.ts';
+import { keyRingFrom } from '../../src/vault/cipher.ts';
+import { createVault } from '../../src/vault/service.ts';
+import { insertOrders } from '../../src/db/queries/insert-orders.ts';
+import { insertBatch } from '../../src/db/queries/batches.ts';
+import { checkEntry, orderRow } from '../../src/intake/entries.ts';
+import { createServerDatabase } from '../helpers/db.ts';
+import { key32 } from '../helpers/keys.ts';
+import { measure, report, type Rate } from './lib.ts';
+import type { WorkerInput } from './intake-worker.ts';
+
+const { values } = parseArgs({ args: process.argv.slice(2).filter((a) => a !== 'intake'), options: { entries: { type: 'string', default: '1000000' }, db: { type: 'string' } }, strict: false });
+const N = Number(values.entries);
+const SAMPLE = Math.min(N, 100_000);
+const serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+const kinds = values.db ? [values.db as string] : serverUrl ? ['postgres', 'pglite'] : ['pglite'];
+const log = createLogger({ level: 'warn' });
+const keys = { signingKey: key32(), vaultKey: key32(), fingerprintKey: key32() };
+
+async function setup(kind: string, root: string) {
+  const server = kind === 'postgres' ? await createServerDatabase() : undefined;
+  const pgliteDir = kind === 'pglite' ? join(root, 'db') : undefined;
+  const database = await openDatabase({ url: server?.url ?? '', pgliteDir, poolSize: 4, log });
+  await database.migrate();
+  const db = database.db;
+  const ring = keyRingFrom({ k: keys.vaultKey }, 'k');
+  const merchant = await createMerchantService({ db, vault: ring, mode: 'production' }).add({ name: 'Bench' });
+  const merchantId = (await createMerchantService({ db, vault: ring, mode: 'production' }).byMid(merchant.mid)).id;
+  const vault = createVault({ db, ring, fingerprintKey: keys.fingerprintKey, mode: 'production' });
+  const cardTokens: string[] = [];
+  for (const number of ['4111111111111111', '5555555555554444', '4012888888881881', '378282246310005']) {
+    cardTokens.push((await vault.tokenize(merchantId, { number, month: '12', year: '2030', firstName: 'Bench', lastName: 'Payer' } as never)).card.token);
+  }
+  const tokens = createTokenService({ signingKeys: { k: keys.signingKey }, activeSigningKeyId: 'k', issuer: 'rescued', lifetimeSeconds: 3600, isMerchantActive: async () => true });
+  const { token } = await tokens.issue({ merchantId, mid: merchant.mid, clientId: merchant.clientId });
+  return { server, pgliteDir, database, merchantId, mid: merchant.mid, cardTokens, accessToken: token };
+}
+
+async function storageBaseline(database: Database, merchantId: string, mid: string, cardTokens: string[]): Promise<Rate> {
+  const batchId = randomUUID();
+  const ctx = { merchantId, batchId, mode: 'production' as const, defaultExpiryDateUtc: new Date(Date.now() + 86_400_000 * 30).toISOString(), now: new Date() };
+  const rows: ReturnType<typeof orderRow>[] = [];
+  for (let i = 0; i < SAMPLE; i++) {
+    const e = entry(i, { entries: SAMPLE, mid, authorizationToken: '', cardTokens, runId: 'base' });
+    const checked = checkEntry(e, i + 1, ctx);
+    if (checked.ok) rows.push(orderRow(checked.entry, cardTokens[0]!, ctx));
+  }
+  let rate!: Rate;
+  await database.db
+    .transaction(async (tx) => {
+      await insertBatch(tx, { id: batchId, merchantId, fileName: 'baseline', sha256: 'baseline', status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt: new Date() });
+      rate = await measure('bare INSERT of the same rows (storage limit)', rows.length, async () => {
+        for (let i = 0; i < rows.length; i += 500) await insertOrders(tx, rows.slice(i, i + 500));
+      });
+      throw new Error('rollback');
+    })
+    .catch((err: Error) => {
+      if (err.message !== 'rollback') throw err;
+    });
+  return rate;
+}
+
+function parseBaseline(mid: string, cardTokens: string[]): Rate {
+  const parts: string[] = [];
+  for (let i = 0; i < SAMPLE; i++) parts.push(JSON.stringify(entry(i, { entries: SAMPLE, mid, authorizationToken: '', cardTokens })));
+  const text = `{"mid":"${mid}","requests":[${parts.join(',')}]}`;
+  const t0 = performance.now();
+  const parsed = JSON.parse(text) as { requests: unknown[] };
+  const seconds = (performance.now() - t0) / 1000;
+  return { label: 'whole-file JSON.parse (parse limit)', count: parsed.requests.length, seconds, perSecond: parsed.requests.length / seconds };
+}
+
+for (const kind of kinds) {
+  const root = mkdtempSync(join(tmpdir(), `rescued-bench-intake-${kind}-`));
+  for (const d of ['inbound', 'outbound', 'archive']) mkdirSync(join(root, d));
+  const s = await setup(kind, root);
+  const path = join(root, 'inbound', 'bench.json');
+  const out = createWriteStream(path);
+  await writeBatch(out, { entries: N, mid: s.mid, authorizationToken: `Bearer ${s.accessToken}`, cardTokens: s.cardTokens, runId: randomUUID().slice(0, 8) });
+  out.end();
+  await once(out, 'finish');
+  const bytes = statSync(path).size;
+  console.log(`intake on ${kind}: ${N.toLocaleString('en-US')} entries, ${(bytes / 1e9).toFixed(2)} GB (${Math.round(bytes / N)} B/entry), Node ${process.version}`);
+  const parse = parseBaseline(s.mid, s.cardTokens);
+  const storage = await storageBaseline(s.database, s.merchantId, s.mid, s.cardTokens);
+  await s.database.close();
+  const input: WorkerInput = { dbUrl: s.server?.url ?? '', pgliteDir: s.pgliteDir, ...keys, file: { merchantId: s.merchantId, mid: s.mid, path, name: 'bench.json', outboundDir: join(root, 'outbound') }, archiveDir: join(root, 'archive') };
+  const res = spawnSync(process.execPath, [join(import.meta.dirname, 'intake-worker.ts'), JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (res.status !== 0) throw new Error(`worker failed: ${res.stderr}`);
+  const w = JSON.parse(res.stdout) as { status: string; counts: { accepted: number }; seconds: number; peakRssMiB: number };
+  const ours: Rate = { label: 'rescued intake, end to end', count: w.counts.accepted, seconds: w.seconds, perSecond: w.counts.accepted / w.seconds };
+  report(ours, parse);
+  console.log(`  vs storage limit: ${storage.label}: ${Math.round(storage.perSecond).toLocaleString('en-US')}/s → ratio ${(ours.perSecond / storage.perSecond).toFixed(2)}x`);
+  console.log(`  ingest status ${w.status}; peak RSS of the ingesting process: ${w.peakRssMiB} MiB${kind === 'postgres' ? ` (target < 256 MiB: ${w.peakRssMiB < 256 ? 'met' : 'NOT met'}); target ≥ 20,000 entries/s: ${ours.perSecond >= 20_000 ? 'met' : 'NOT met'}` : ' (PGlite runs inside this process)'}`);
+  await s.server?.drop();
+}

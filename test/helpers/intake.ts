@@ -1,0 +1,73 @@
+// A merchant, a token and intake dependencies over a fresh test database.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { randomUUID } from 'node:crypto';
+import { createTokenService } from '../../src/auth/tokens.ts';
+import { isMerchantActive } from '../../src/db/queries/merchant-status.ts';
+import { createMerchantService, type MerchantCredentials } from '../../src/merchants/service.ts';
+import { keyRingFrom } from '../../src/vault/cipher.ts';
+import type { CardResolver } from '../../src/intake/pass-two.ts';
+import type { IntakeDeps, IntakeFile } from '../../src/intake/ingest.ts';
+import { freshDatabase, silentLog, type DbKind, type TestDatabase } from './db.ts';
+import { key32 } from './keys.ts';
+
+const SAMPLES = join(import.meta.dirname, '../../samples/batches');
+
+/** Accepts `tok_` tokens as they are: intake's own logic under test, not the vault's. */
+export const tokenPassThrough: CardResolver = {
+  async resolve(_tx, _merchantId, methods) {
+    return methods.map((m) => (m.cardNumber.startsWith('tok_') ? { token: m.cardNumber } : { errors: [{ field: 'paymentMethod.cardNumber', code: 'ERR_TEST_CARD', message: 'unknown token' }] }));
+  },
+};
+
+export interface IntakeFixture {
+  tdb: TestDatabase;
+  deps: IntakeDeps;
+  merchant: MerchantCredentials & { merchantId: string };
+  accessToken: string;
+  root: string;
+  /** A sample (or any text) with the placeholders filled in, dropped into inbound/. */
+  drop(name: string, text: string, opts?: { gzip?: boolean }): IntakeFile;
+  sample(name: string): string;
+  /** A sample with fresh orderIds and idempotency keys (tagged), so it is not a duplicate. */
+  variant(name: string, tag: string): string;
+  /** The text as `drop` writes it. */
+  filled(text: string): string;
+  close(): Promise<void>;
+}
+
+export async function intakeFixture(kind: DbKind, cards: CardResolver = tokenPassThrough): Promise<IntakeFixture> {
+  const tdb = await freshDatabase(kind);
+  const db = tdb.database.db;
+  const tokens = createTokenService({ signingKeys: { k1: key32() }, activeSigningKeyId: 'k1', issuer: 'rescued', lifetimeSeconds: 600, isMerchantActive: (id) => isMerchantActive(db, id) });
+  const merchants = createMerchantService({ db, vault: keyRingFrom({ v1: key32() }, 'v1'), mode: 'sandbox' });
+  const creds = await merchants.add({ name: 'Intake Test' });
+  const merchantId = (await merchants.byMid(creds.mid)).id;
+  const { token } = await tokens.issue({ merchantId, mid: creds.mid, clientId: creds.clientId });
+  const root = mkdtempSync(join(tmpdir(), 'rescued-intake-'));
+  for (const d of ['inbound', 'outbound', 'archive']) mkdirSync(join(root, d));
+  const deps: IntakeDeps = { db, tokens, cards, mode: 'sandbox', log: silentLog, archiveDir: join(root, 'archive'), chunkSize: 2 };
+  const fill = (text: string) =>
+    text.replaceAll('00000000-0000-4000-8000-000000000000', creds.mid).replaceAll('REPLACE_WITH_ACCESS_TOKEN', token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', 'tok_test_card');
+  return {
+    tdb,
+    deps,
+    merchant: { ...creds, merchantId },
+    accessToken: token,
+    root,
+    sample: (name) => readFileSync(join(SAMPLES, name), 'utf8'),
+    variant: (name, tag) =>
+      readFileSync(join(SAMPLES, name), 'utf8')
+        .replace(/"ORD-[a-z]+-/g, `"ORD-${tag}-`)
+        .replace(/"idempotencyKey": "[^"]+"/g, () => `"idempotencyKey": "${randomUUID()}"`),
+    filled: (text) => fill(text),
+    drop(name, text, opts = {}) {
+      const path = join(root, 'inbound', name);
+      writeFileSync(path, opts.gzip ? gzipSync(fill(text)) : fill(text));
+      return { merchantId, mid: creds.mid, path, name, outboundDir: join(root, 'outbound') };
+    },
+    close: () => tdb.dispose(),
+  };
+}
