@@ -97,9 +97,10 @@ describe.each(DB_KINDS)('no card number or CVV in logs or database dumps on %s',
     }
   });
 
-  it.runIf(kind === 'postgres')('pg_dump of the database holds no card number and no CVV', () => {
+  // Only a server database has a pg_dump; on PGlite the table dump above is the whole database.
+  if (kind === 'postgres') it('pg_dump of the database holds no card number and no CVV', () => {
     const res = spawnSync('pg_dump', ['--no-owner', t.tdb.url!], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    if (res.error) return void console.warn(`pg_dump not run: ${res.error.message}`);
+    expect(res.error, 'pg_dump must be installed (postgresql-client)').toBeUndefined();
     expect(res.status, res.stderr).toBe(0);
     expect(res.stdout).toContain('COPY public.cards');
     expectClean(res.stdout, 'pg_dump');
