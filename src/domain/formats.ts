@@ -2,6 +2,7 @@
 // Each format has a name (it appears in the published schema) and the plain words a
 // merchant reads when a value does not match; the words never repeat the value, so a card
 // number or CVV can never end up in an error message.
+import { luhnValid } from '../vault/pan.ts';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { TSchema } from '@sinclair/typebox';
@@ -25,16 +26,9 @@ export function isUuid(s: string): boolean {
   return true;
 }
 
-/** Luhn (ISO/IEC 7812-1) check digit test; the number is 12–19 ASCII digits. */
+/** A card number: 12–19 ASCII digits with a valid Luhn check digit. */
 export function isCardNumber(digits: string): boolean {
-  if (!/^\d{12,19}$/.test(digits)) return false;
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-    sum += d;
-  }
-  return sum % 10 === 0;
+  return /^\d{12,19}$/.test(digits) && luhnValid(digits);
 }
 
 interface FormatDef {

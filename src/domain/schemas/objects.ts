@@ -38,7 +38,9 @@ export const AffiliateSchema = Type.Object({
   name: OptionalText(),
 });
 
-export const BillingInformationSchema = Type.Object({
+// Billing and shipping addresses have the same fields; what differs (state required for US
+// cards on billing) is a cross-field rule in rules.ts.
+const addressFields = () => ({
   firstName: Text(),
   lastName: Text(),
   phone: OptionalText(),
@@ -50,6 +52,8 @@ export const BillingInformationSchema = Type.Object({
   city: Text(),
   zipcode: Zipcode(),
 });
+
+export const BillingInformationSchema = Type.Object(addressFields());
 
 export const PaymentMethodSchema = Type.Object({
   holderName: Text(),
@@ -108,18 +112,7 @@ export const OrderItemSchema = Type.Object({
   quantity: Type.Optional(LenientInteger()),
 });
 
-export const ShippingInformationSchema = Type.Object({
-  firstName: Text(),
-  lastName: Text(),
-  phone: OptionalText(),
-  country: Text(),
-  countryCode: CountryCode(),
-  addressLine1: Text(),
-  addressLine2: OptionalText(),
-  state: State(),
-  city: Text(),
-  zipcode: Zipcode(),
-});
+export const ShippingInformationSchema = Type.Object(addressFields());
 
 export const AdditionalFieldSchema = Type.Object({
   key: OptionalText(),
