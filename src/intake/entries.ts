@@ -34,11 +34,12 @@ export function checkEntry(raw: unknown, position: number, ctx: EntryContext): E
   const result = validateBatchEntry(raw, { mode: ctx.mode, defaultExpiryDateUtc: ctx.defaultExpiryDateUtc });
   const errors: FieldError[] = result.ok ? [] : [...result.errors];
   const value = result.ok ? result.value : undefined;
-  const seq = value?.sequenceNumber ?? identify(raw).sequenceNumber;
+  const self = identify(raw);
+  const seq = value?.sequenceNumber ?? self.sequenceNumber;
   if (seq !== null && seq !== undefined && seq !== position) errors.push(intakeError('sequenceNumber', 'ERR_INTAKE_SEQUENCE'));
   if (value && value.isMIT !== true) errors.push(intakeError('isMIT', 'ERR_INTAKE_NOT_MIT'));
   if (value && value.isDeclined !== true) errors.push(intakeError('isDeclined', 'ERR_INTAKE_NOT_DECLINED'));
-  if (errors.length > 0 || !value) return { ok: false, rejected: { ...identify(raw), sequenceNumber: seq ?? null, errors } };
+  if (errors.length > 0 || !value) return { ok: false, rejected: { ...self, sequenceNumber: seq ?? null, errors } };
   return { ok: true, entry: value };
 }
 

@@ -101,7 +101,7 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
       const status = statusOf(c.accepted, c.rejected);
       await updateBatchCounts(tx, batchId, { status, entryCount: c.entries, acceptedCount: c.accepted, rejectedCount: c.rejected });
       await ack.finish({ ...base, sha256, batchId, finishedAt: now().toISOString(), status, counts: c });
-      return { ...c, status, carriedCardNumbers: c.carriedCardNumbers };
+      return { ...c, status };
     });
     const ackPath = await ack.publish();
     await archiveInput(deps.archiveDir, file, { batchId, deleteInstead: counts.carriedCardNumbers });

@@ -7,7 +7,6 @@ import { findOrderClashes, insertOrders } from '../db/queries/insert-orders.ts';
 import { BatchScanner, BatchSyntaxError, type ScanItem } from './scanner.ts';
 import { fileChunks, isGzip } from './prescan.ts';
 import { checkEntry, orderRow, type EntryContext, type OrderRow } from './entries.ts';
-import { INTAKE_ERRORS } from './codes.ts';
 import type { AckWriter } from './ack.ts';
 import type { IntakeDeps, IntakeFile } from './ingest.ts';
 
@@ -113,7 +112,7 @@ async function rejectDuplicates(tx: Tx, ctx: EntryContext, rows: OrderRow[], ack
     await ack.reject({
       sequenceNumber: row.sequenceNumber ?? null,
       orderId: row.orderId,
-      errors: [{ field, code: 'ERR_INTAKE_DUPLICATE_ORDER', message: `${INTAKE_ERRORS.ERR_INTAKE_DUPLICATE_ORDER.message.split(',')[0]}: this ${field} ${where}.` }],
+      errors: [{ field, code: 'ERR_INTAKE_DUPLICATE_ORDER', message: `This ${field} ${where}.` }],
     });
   }
   return rows.length;

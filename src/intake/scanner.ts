@@ -83,17 +83,19 @@ export class BatchScanner {
         segStart = this.finishValue(chunk, segStart, i, out);
         continue;
       }
+      const b = chunk[i]!;
       if (this.inString) {
-        // Most of a batch file is string content: jump to the closing quote natively.
-        const q = this.stringEnd(chunk, i);
-        if (q < 0) break;
-        this.inString = false;
-        i = q + 1;
-        if (this.capturing === 'key') segStart = this.finishKey(chunk, segStart, q);
-        else if (this.depth === 0) segStart = this.finishValue(chunk, segStart, i, out);
+        // Keys and header values only: entry strings are walked by entryEnd.
+        if (this.escaped) this.escaped = false;
+        else if (b === BACKSLASH) this.escaped = true;
+        else if (b === QUOTE) {
+          this.inString = false;
+          if (this.capturing === 'key') segStart = this.finishKey(chunk, segStart, i);
+          else if (this.depth === 0) segStart = this.finishValue(chunk, segStart, i + 1, out);
+        }
+        i++;
         continue;
       }
-      const b = chunk[i]!;
       if (b === NEWLINE) {
         this.line++;
         this.lineStart = this.offset + i + 1;
@@ -158,28 +160,6 @@ export class BatchScanner {
     return end;
   }
 
-  /**
-   * The index of the quote that closes the current string, or -1 if it is not in this
-   * chunk (then `escaped` carries a trailing backslash over). Newlines cannot occur inside
-   * a JSON string, so skipping string content loses no line count.
-   */
-  private stringEnd(chunk: Buffer, from: number): number {
-    let j = this.escaped ? from + 1 : from;
-    this.escaped = false;
-    for (;;) {
-      const q = chunk.indexOf(QUOTE, j);
-      const stop = q < 0 ? chunk.length : q;
-      let backslashes = 0;
-      for (let k = stop - 1; k >= j && chunk[k] === BACKSLASH; k--) backslashes++;
-      if (q < 0) {
-        this.escaped = backslashes % 2 === 1;
-        return -1;
-      }
-      if (backslashes % 2 === 0) return q;
-      j = q + 1;
-    }
-  }
-
   /** Call at the end of the input: throws if the document is incomplete. */
   end(): void {
     if (this.state !== 'done') throw this.error(this.state === 'start' ? 'the file is empty' : 'unexpected end of file', this.offset);
@@ -211,7 +191,7 @@ export class BatchScanner {
           this.state = 'entryOrEnd';
           return i;
         }
-        return this.beginValue(b, 'header', chunk, i, at);
+        return this.beginValue(b, 'header', i, at);
       case 'afterValue':
         if (b === COMMA) {
           this.state = 'key';
@@ -225,7 +205,7 @@ export class BatchScanner {
           this.state = 'afterValue';
           return i;
         }
-        return this.beginValue(b, 'entry', chunk, i, at);
+        return this.beginValue(b, 'entry', i, at);
       case 'afterEntry':
         if (b === COMMA) {
           this.state = 'entry';
@@ -246,7 +226,7 @@ export class BatchScanner {
     return 0;
   }
 
-  private beginValue(b: number, kind: 'header' | 'entry', chunk: Buffer, i: number, at: number): number {
+  private beginValue(b: number, kind: 'header' | 'entry', i: number, at: number): number {
     if (b === COMMA || b === RBRACKET || b === RBRACE || b === COLON) throw this.error('expected a value', at);
     this.begin(kind, at, b === QUOTE);
     if (b === LBRACE || b === LBRACKET) this.depth = 1;
