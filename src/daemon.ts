@@ -13,12 +13,16 @@ import { authenticateClient } from './auth/authenticate-client.ts';
 import { createMerchantService, type MerchantService } from './merchants/service.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { build } from './http/app.ts';
+import { createApiDeps } from './http/api.ts';
+import { createProcessor } from './processors/index.ts';
+import { startEngineStage } from './engine/stage.ts';
 import { startSftp, type SftpStage } from './sftp/server.ts';
 import { createVault, type Vault } from './vault/service.ts';
 import { sandboxTestCards } from './vault/test-cards.ts';
 import { createTokenizationKeyAuthenticator } from './auth/tokenization-key.ts';
 import { createIntakeStage } from './intake/stage.ts';
 import { userDirs } from './sftp/paths.ts';
+import { startWebhooksStage } from './webhooks/stage.ts';
 
 export interface Core {
   config: ResolvedConfig;
@@ -99,6 +103,18 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
     const sftp = config.sftp.enabled ? await startSftpStage(core, stages) : undefined;
     if (sftp) stages.push({ name: 'sftp', stop: () => sftp.stop() });
 
+    // The processor behind the real-time calls (CIT evaluate, challenge, refund).
+    const processor = createProcessor(config, { db: core.database.db, vault: core.vault, log });
+    if (config.engine.enabled) {
+      const engine = startEngineStage(core, processor);
+      stages.push({ name: 'engine', stop: () => engine.stop() });
+    }
+    // Webhooks: after the engine, whose events they deliver, and before the side-port. What
+    // the engine writes while it drains (after this stage stopped) waits in the outbox.
+    if (config.webhooks.enabled) {
+      const webhooks = startWebhooksStage(core);
+      stages.push({ name: 'webhooks', stop: () => webhooks.stop() });
+    }
     const http = await build({
       log,
       tokens: core.tokens,
@@ -109,6 +125,7 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
       bodyLimitBytes: config.http.bodyLimitBytes,
       trustProxy: config.http.trustProxy,
       isDraining: () => draining,
+      api: createApiDeps({ db: core.database.db, vault: core.vault, processor, mode: config.mode, log, config: config.api }),
     });
     await http.listen({ host: config.http.host, port: config.http.port });
     stages.push({ name: 'http', stop: () => http.close() });

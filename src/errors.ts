@@ -3,6 +3,8 @@
 // README.md carries the same table; test/unit/errors.test.ts keeps the two in step.
 import { MODEL_ERRORS } from './domain/codes.ts';
 import { INTAKE_ERRORS } from './intake/codes.ts';
+import { WEBHOOK_ERRORS } from './webhooks/codes.ts';
+import { API_ERRORS } from './http/codes.ts';
 
 export interface ErrorSpec {
   readonly status: number;
@@ -35,7 +37,7 @@ const CORE_ERRORS = {
   ERR_VAULT_ROTATE_INCOMPLETE: { status: 500, retryable: true, message: 'Some sealed values could not be re-encrypted under the active key.' },
 } as const satisfies Record<string, ErrorSpec>;
 
-export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS, ...INTAKE_ERRORS } as const satisfies Record<string, ErrorSpec>;
+export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS, ...INTAKE_ERRORS, ...API_ERRORS, ...WEBHOOK_ERRORS } as const satisfies Record<string, ErrorSpec>;
 export type ErrorCode = keyof typeof ERRORS;
 
 /** One problem with one input field: what the merchant sees in `errors[]`. */

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// The `rescued` command line: serve, migrate, merchant …, vault rotate
+// The `rescued` command line: serve, migrate, merchant …, vault rotate, webhooks …
 import { Command } from 'commander';
 import { createLogger } from './log.ts';
 import { configFrom, fail, withCore, print } from './cli/context.ts';
 import { merchantCommands } from './cli/merchant.ts';
 import { vaultCommands } from './cli/vault.ts';
+import { orderCommands } from './cli/orders.ts';
+import { webhookCommands } from './cli/webhooks.ts';
 
 const program = new Command('rescued')
   .description('declined-transaction rescue daemon')
@@ -39,5 +41,7 @@ program
 
 merchantCommands(program);
 vaultCommands(program);
+orderCommands(program);
+webhookCommands(program);
 
 await program.parseAsync();

@@ -20,7 +20,7 @@ export const ConfigSchema = Type.Object(
     database: Type.Object(
       {
         url: Type.String({ default: '', description: 'postgres:// URL of a PostgreSQL server; empty = embedded PGlite in <dataDir>/db. Also DATABASE_URL.' }),
-        poolSize: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+        poolSize: Type.Integer({ minimum: 1, maximum: 200, default: 20, description: 'connections to a PostgreSQL server, per instance; a real-time call holds one per statement, so under load a larger pool means less queueing (CIT evaluate: 805 requests/s at 10, 1,337 at 30)' }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -64,6 +64,56 @@ export const ConfigSchema = Type.Object(
         maxInFlightWrites: Type.Integer({ minimum: 1, maximum: 4096, default: 64, description: 'write requests of one session being written to disk at once; beyond it the client is slowed through the SSH window' }),
         authFailuresPerMinute: Type.Integer({ minimum: 1, default: 20, description: 'refused logins or connections per source address per minute before that address is refused outright' }),
         watchStabilityMs: Type.Integer({ minimum: 0, default: 2000, description: 'a file placed in inbound/ by other means is handed over once its size has not changed for this long' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    // Sections of the engine, the processor, the webhooks and the HTTP API: each stage owns its own.
+    engine: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true, description: 'run the rescue engine (attempts and sweeps) in this instance' }),
+        pollIntervalMs: Type.Integer({ minimum: 10, default: 1000, description: 'how often an idle worker looks for due orders' }),
+        claimBatchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 100, description: 'orders claimed (or planned) per statement; a full claim polls again at once' }),
+        leaseSeconds: Type.Integer({ minimum: 5, default: 120, description: 'an order held longer than this by a vanished instance returns to the queue' }),
+        sweepCron: Type.String({ minLength: 9, default: '*/15 * * * * *', description: 'node-cron schedule (with seconds) of the sweeps: expiry, leases, batch results, pruning' }),
+        processorCallRetentionDays: Type.Integer({ minimum: 1, default: 90, description: 'the sandbox processor forgets idempotency keys older than this' }),
+        maxAttemptsPerOrder: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'retries of one order at most' }),
+        visaMaxReattemptsPer30Days: Type.Integer({ minimum: 1, maximum: 100, default: 15, description: 'Visa categories 2–4: reattempts per card and merchant in 30 days' }),
+        pauseAfterAnswerMs: Type.Integer({ minimum: 0, default: 0, description: 'testing only: wait this long between the processor\'s answer and recording it (a window for crash tests)' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    processor: Type.Object(
+      {
+        name: Type.Union([Type.Literal('sandbox')], { default: 'sandbox', description: 'the processor attempts go to; only the sandbox exists so far' }),
+        latencyMs: Type.Integer({ minimum: 0, default: 0, description: 'sandbox: added delay of every call' }),
+        concurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 128, description: 'attempts in flight at the processor at once, per instance (with 300 ms of processor latency, 128 keep about 400 attempts/s going, under ratePerSecond)' }),
+        ratePerSecond: Type.Integer({ minimum: 1, default: 500, description: 'attempts started per second at most, per instance' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    webhooks: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true, description: 'run the webhook dispatcher in this instance' }),
+        timeoutMs: Type.Integer({ minimum: 1000, maximum: 60_000, default: 15_000, description: 'a POST without an answer after this long counts as failed' }),
+        maxInFlight: Type.Integer({ minimum: 1, maximum: 10_000, default: 64, description: 'webhook POSTs in flight at once, per instance' }),
+        perEndpointConcurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 32, description: 'POSTs in flight to one merchant endpoint at once, across all instances' }),
+        leaseSeconds: Type.Integer({ minimum: 5, default: 60, description: 'a delivery held longer than this by a vanished instance is delivered again (at least timeoutMs + 5 s)' }),
+        pollIntervalMs: Type.Integer({ minimum: 10, default: 500, description: 'how often an idle dispatcher looks for due deliveries' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    api: Type.Object(
+      {
+        rateLimitPerSecond: Type.Number({ exclusiveMinimum: 0, default: 100, description: 'merchant API requests per second and merchant, across all instances (token bucket refill)' }),
+        rateLimitBurst: Type.Integer({ minimum: 1, default: 200, description: 'requests a merchant may send at once above the steady rate (token bucket size)' }),
+        idempotencyTtlSeconds: Type.Integer({ minimum: 60, default: 86_400, description: 'how long an evaluate answer is replayed for its idempotencyKey' }),
+        idempotencyInFlightSeconds: Type.Integer({ minimum: 1, default: 60, description: 'a first request still unanswered after this long (its instance died) no longer blocks its key' }),
+        challengeTtlSeconds: Type.Integer({ minimum: 30, default: 900, description: 'how long a CHALLENGE answer may be completed before the order expires' }),
+        transmitFlushIntervalMs: Type.Integer({ minimum: 10, default: 1000, description: 'buffered transmit records are stored at least this often' }),
+        transmitBatchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'transmit records per insert; a full batch is stored at once' }),
+        transmitMaxBuffered: Type.Integer({ minimum: 1, default: 20_000, description: 'transmit records waiting to be stored before transmit answers 503' }),
+        docsEnabled: Type.Boolean({ default: true, description: 'serve /openapi.json and the rendered reference at /docs' }),
+        metricsEnabled: Type.Boolean({ default: true, description: 'serve Prometheus metrics at /metrics' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -13,9 +13,15 @@ import { sql } from 'drizzle-orm';
 import * as schema from './schema.ts';
 import { lockDataDir } from './lock.ts';
 import type { Logger } from '../log.ts';
+import { preparingClient } from './prepared.ts';
+import { noDelaySockets } from './socket.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** A drizzle transaction handle (inside db.transaction). */
+export type Transaction = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Where a query may run: the database or a transaction. */
+export type DbOrTx = Transaction | Db;
 
 export interface Database {
   readonly db: Db;
@@ -97,8 +103,10 @@ function openPostgres(opts: DatabaseOptions): Database {
     debug: false,
     onnotice: (n) => opts.log.debug({ notice: n.message }, 'postgres notice'),
     connection: { application_name: 'rescued' },
+    // Documented in postgres-js (`socket: fn`), missing from its type declarations.
+    ...({ socket: noDelaySockets() } as object),
   });
-  const db = drizzlePostgres({ client, schema });
+  const db = drizzlePostgres({ client: preparingClient(client), schema });
   return {
     db: db as unknown as Db,
     kind: 'postgres',

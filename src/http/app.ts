@@ -10,6 +10,9 @@ import { requireMerchantWith } from './bearer.ts';
 import { oauthTokenRoutes, type OAuthTokenDeps } from './routes/oauth-token.ts';
 import { healthRoutes, type HealthDeps } from './routes/health.ts';
 import { tokenizeRoutes, type TokenizeDeps } from './routes/tokenize.ts';
+import { apiRoutes, type ApiDeps } from './api.ts';
+import { registerOpenApi } from './openapi.ts';
+import { countRequests, metricsRoutes } from './routes/metrics.ts';
 
 export interface HttpDeps extends OAuthTokenDeps, HealthDeps, TokenizeDeps {
   log: Logger;
@@ -18,7 +21,11 @@ export interface HttpDeps extends OAuthTokenDeps, HealthDeps, TokenizeDeps {
   trustProxy: boolean;
   /** Read on every request: true once the daemon has started to drain. */
   isDraining: () => boolean;
+  /** The merchant API: evaluate, transmit, outcome, orders, refund, cancel, docs, metrics. */
+  api: ApiDeps;
 }
+
+const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** Query parameters that carry credentials (tokenize's `environment`) never reach a log line. */
 const SECRET_QUERY = /([?&](?:environment|access_token|client_secret|appSecret)=)[^&]*/gi;
@@ -38,12 +45,24 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
   await app.register(formbody, { bodyLimit: deps.bodyLimitBytes });
+  // Route schemas document the API; bodies are validated by the request model (after
+  // normalising the spec's spelling variants), never by fastify, and answers are written whole.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  if (deps.api.docsEnabled) await registerOpenApi(app);
+  if (deps.api.metricsEnabled) countRequests(app);
 
   app.addHook('onRequest', async (_request, reply) => {
     if (deps.isDraining()) return sendError(reply.header('connection', 'close').header('retry-after', '5'), new RescuedError('ERR_HTTP_DRAINING'));
   });
 
-  app.setNotFoundHandler((request, reply) => sendError(reply, new RescuedError('ERR_HTTP_NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`)));
+  app.setNotFoundHandler((request, reply) => {
+    const path = (request.url.split('?')[0] ?? '/').replace(/\/{2,}/g, '/');
+    // A path that exists under other methods is 405 with Allow (RFC 9110 §15.5.6), not 404.
+    const allowed = ROUTE_METHODS.filter((m) => m !== request.method && app.hasRoute({ method: m, url: path }));
+    if (allowed.length > 0) return sendError(reply.header('allow', allowed.join(', ')), new RescuedError('ERR_HTTP_METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}.`));
+    return sendError(reply, new RescuedError('ERR_HTTP_NOT_FOUND', `No route for ${request.method} ${path}.`));
+  });
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const known = err instanceof RescuedError ? err : fromFastifyError(err);
@@ -56,6 +75,8 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
   healthRoutes(app, deps);
   oauthTokenRoutes(app, deps);
   tokenizeRoutes(app, deps);
+  apiRoutes(app, deps.api);
+  if (deps.api.metricsEnabled) metricsRoutes(app);
   return app;
 }
 

@@ -7,6 +7,7 @@ import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { FieldError } from '../errors.ts';
+import { tmpPathFor } from '../tmp-name.ts';
 
 export type AckStatus = 'accepted' | 'partially_accepted' | 'rejected';
 
@@ -48,7 +49,7 @@ export class AckWriter {
 
   constructor(outboundDir: string, file: string) {
     this.finalPath = join(outboundDir, ackName(file));
-    this.tmpPath = join(outboundDir, `.${ackName(file)}.${process.pid}.tmp`);
+    this.tmpPath = tmpPathFor(outboundDir, ackName(file));
     this.out = createWriteStream(this.tmpPath, { mode: 0o640 });
     this.out.write('{"rejected":[');
   }

@@ -9,12 +9,15 @@ import type { Logger } from '../log.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import { validateBatchHeader, type ModelMode } from '../domain/index.ts';
 import { findIngestedBatch, insertBatch, updateBatchCounts } from '../db/queries/batches.ts';
+import { claimBatchFile } from '../db/queries/claim-batch-file.ts';
+import { stat } from 'node:fs/promises';
 import { AckWriter, type AckStatus, type AckSummary, type FileError } from './ack.ts';
 import { BatchSyntaxError } from './scanner.ts';
 import { prescan, type Prescan } from './prescan.ts';
 import { INTAKE_ERRORS } from './codes.ts';
-import { streamEntries, type CardResolver } from './pass-two.ts';
+import { streamEntries, type CardResolver, type Tx } from './pass-two.ts';
 import { archiveInput } from './archive.ts';
+import { batchEntries } from '../metrics.ts';
 
 export interface IntakeDeps {
   db: Db;
@@ -51,6 +54,16 @@ class FileRejection extends Error {
   }
 }
 
+/**
+ * Another replica holds this file (it sees the same inbound folder): it writes the ack and
+ * moves the file, so this one leaves both alone.
+ */
+export class FileHandledElsewhere extends Error {
+  constructor(file: string) {
+    super(`${file} is being ingested, or was just ingested, by another instance`);
+  }
+}
+
 const syntaxRejection = (err: BatchSyntaxError) =>
   new FileRejection('ERR_INTAKE_SYNTAX', `The file is not valid JSON: ${err.message}. Nothing was kept.`, { offset: err.offset, line: err.line, column: err.column });
 
@@ -66,6 +79,17 @@ async function checkHeader(deps: IntakeDeps, file: IntakeFile, pre: Prescan): Pr
     throw new FileRejection('ERR_INTAKE_UNAUTHORIZED', `authorizationToken is not accepted: ${(err as Error).message} Nothing was kept.`);
   }
   return { expiryDateUtc: header.value.expiryDateUtc };
+}
+
+/**
+ * A file with the SHA-256 of an ingested batch is a duplicate — unless it is that very file,
+ * placed before that batch finished, which another replica ingested and is about to move.
+ */
+async function refuseIngested(db: Db | Tx, file: IntakeFile, sha256: string, placedAt: Date): Promise<void> {
+  const existing = await findIngestedBatch(db, file.merchantId, sha256);
+  if (!existing) return;
+  if (existing.fileName === file.name && placedAt <= existing.finishedAt) throw new FileHandledElsewhere(file.name);
+  throw new FileRejection('ERR_INTAKE_DUPLICATE_FILE', `${INTAKE_ERRORS.ERR_INTAKE_DUPLICATE_FILE.message} (batch ${existing.id}, ${existing.fileName})`);
 }
 
 function statusOf(accepted: number, rejected: number): AckStatus {
@@ -89,13 +113,16 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
       throw err;
     }
     sha256 = pre.sha256;
-    const existing = await findIngestedBatch(deps.db, file.merchantId, sha256);
-    if (existing) throw new FileRejection('ERR_INTAKE_DUPLICATE_FILE', `${INTAKE_ERRORS.ERR_INTAKE_DUPLICATE_FILE.message} (batch ${existing.id}, ${existing.fileName})`);
+    const placedAt = (await stat(file.path)).mtime;
+    await refuseIngested(deps.db, file, sha256, placedAt);
     const { expiryDateUtc } = await checkHeader(deps, file, pre);
     log.info({ entries: pre.entryCount, sha256 }, 'batch ingest started');
 
     const batchId = randomUUID();
     const counts = await deps.db.transaction(async (tx) => {
+      if (!(await claimBatchFile(tx, file.merchantId, file.name))) throw new FileHandledElsewhere(file.name);
+      // Checked again under the lock: a replica may have committed this file since the check above.
+      await refuseIngested(tx, file, sha256, placedAt);
       await insertBatch(tx, { id: batchId, merchantId: file.merchantId, fileName: file.name, sha256, status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt });
       const c = await streamEntries(tx, deps, file, ack, { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt });
       const status = statusOf(c.accepted, c.rejected);
@@ -104,11 +131,14 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
       return { ...c, status };
     });
     const ackPath = await ack.publish();
+    batchEntries.inc({ result: 'accepted' }, counts.accepted);
+    batchEntries.inc({ result: 'rejected' }, counts.rejected);
     await archiveInput(deps.archiveDir, file, { batchId, deleteInstead: counts.carriedCardNumbers });
     log.info({ batchId, status: counts.status, entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected, ms: now().getTime() - receivedAt.getTime() }, 'batch ingested');
     return { ...base, sha256, batchId, finishedAt: now().toISOString(), status: counts.status, counts: { entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected }, ackPath };
   } catch (err) {
     await ack.discard();
+    if (err instanceof FileHandledElsewhere) throw err;
     const rejection = err instanceof FileRejection ? err : err instanceof BatchSyntaxError ? syntaxRejection(err) : undefined;
     if (!rejection) throw err;
     ack = new AckWriter(file.outboundDir, file.name);

@@ -1,6 +1,6 @@
 // Pass two: every entry through the model into order rows, inserted in chunks inside the
 // file's transaction. Parsing the next chunk overlaps the database's work on the last one.
-import type { Db } from '../db/client.ts';
+import type { Transaction as Tx } from '../db/client.ts';
 import type { FieldError } from '../errors.ts';
 import type { BatchEntry, PaymentMethod } from '../domain/index.ts';
 import { findOrderClashes, insertOrders } from '../db/queries/insert-orders.ts';
@@ -8,14 +8,15 @@ import { BatchScanner, BatchSyntaxError, type ScanItem } from './scanner.ts';
 import { fileChunks, isGzip } from './prescan.ts';
 import { checkEntry, orderRow, type EntryContext, type OrderRow } from './entries.ts';
 import type { AckWriter } from './ack.ts';
+import { checkSandboxPayerEmail, type TestCard } from '../vault/test-cards.ts';
 import type { IntakeDeps, IntakeFile } from './ingest.ts';
 
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type { Transaction as Tx } from '../db/client.ts';
 
 /** Turns payment methods into vault tokens: full numbers are tokenized, tokens checked. */
 export interface CardResolver {
   /** Runs on the file's transaction `tx`; one result per method, in order. */
-  resolve(tx: Tx, merchantId: string, methods: PaymentMethod[]): Promise<Array<{ token: string } | { errors: FieldError[] }>>;
+  resolve(tx: Tx, merchantId: string, methods: PaymentMethod[]): Promise<Array<{ token: string; testCard?: TestCard } | { errors: FieldError[] }>>;
 }
 
 export interface PassTwoCounts {
@@ -25,7 +26,9 @@ export interface PassTwoCounts {
   carriedCardNumbers: boolean;
 }
 
-const DEFAULT_CHUNK = 500;
+const DEFAULT_CHUNK = 1000;
+/** Entries parsed between two turns of the event loop. */
+const YIELD_EVERY = 50;
 
 /** Where JSON.parse found a problem inside an entry, in the file's coordinates. */
 function entrySyntaxError(item: Extract<ScanItem, { kind: 'entry' }>, err: Error): BatchSyntaxError {
@@ -49,37 +52,52 @@ export async function streamEntries(tx: Tx, deps: IntakeDeps, file: IntakeFile, 
     counts.rejected += rejected;
   };
 
-  const scanner = new BatchScanner();
-  for await (const chunk of fileChunks(file.path, isGzip(file.name))) {
-    deps.signal?.throwIfAborted();
-    for (const item of scanner.push(chunk)) {
-      if (item.kind !== 'entry') continue;
-      counts.entries++;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(item.text);
-      } catch (err) {
-        throw entrySyntaxError(item, err as Error);
-      }
-      const outcome = checkEntry(raw, item.index + 1, ctx);
-      if (!outcome.ok) {
-        counts.rejected++;
-        await ack.reject(outcome.rejected);
-        continue;
-      }
-      if (outcome.entry.paymentMethod.token === false) counts.carriedCardNumbers = true;
-      pending.push(outcome.entry);
-      if (pending.length >= chunkSize) {
-        await inFlight;
-        inFlight = flush(pending);
-        pending = [];
-      }
-    }
+  try {
+    await scanEntries();
+  } catch (err) {
+    // The file's transaction ends when this throws: let the chunk in flight finish first, so
+    // none of its statements reaches the connection after the rollback.
+    await inFlight.catch(() => undefined);
+    throw err;
   }
-  scanner.end();
   await inFlight;
   await flush(pending);
   return counts;
+
+  async function scanEntries(): Promise<void> {
+    const scanner = new BatchScanner();
+    for await (const chunk of fileChunks(file.path, isGzip(file.name))) {
+      deps.signal?.throwIfAborted();
+      for (const item of scanner.push(chunk)) {
+        if (item.kind !== 'entry') continue;
+        counts.entries++;
+        let raw: unknown;
+        try {
+          raw = JSON.parse(item.text);
+        } catch (err) {
+          throw entrySyntaxError(item, err as Error);
+        }
+        const outcome = checkEntry(raw, item.index + 1, ctx);
+        if (!outcome.ok) {
+          counts.rejected++;
+          await ack.reject(outcome.rejected);
+          continue;
+        }
+        if (outcome.entry.paymentMethod.token === false) counts.carriedCardNumbers = true;
+        pending.push(outcome.entry);
+        if (pending.length >= chunkSize) {
+          await inFlight;
+          inFlight = flush(pending);
+          pending = [];
+        } else if (pending.length % YIELD_EVERY === 0) {
+          // A file chunk holds hundreds of entries, parsed without a pause; the chunk being
+          // stored takes several round trips, each waiting for a turn of the event loop.
+          await new Promise(setImmediate);
+        }
+      }
+    }
+    scanner.end();
+  }
 }
 
 /** Stores one chunk; returns how many of its entries were rejected (card or duplicate). */
@@ -91,9 +109,10 @@ async function storeChunk(tx: Tx, deps: IntakeDeps, ctx: EntryContext, entries: 
   for (let i = 0; i < entries.length; i++) {
     const card = cards[i]!;
     const entry = entries[i]!;
-    if ('errors' in card) {
+    const errors = 'errors' in card ? card.errors : [checkSandboxPayerEmail(card.testCard, entry.payer.email)].filter((e) => e !== undefined);
+    if (errors.length > 0 || 'errors' in card) {
       rejected++;
-      await ack.reject({ sequenceNumber: entry.sequenceNumber, orderId: entry.orderId, errors: card.errors });
+      await ack.reject({ sequenceNumber: entry.sequenceNumber, orderId: entry.orderId, errors });
     } else rows.push(orderRow(entry, card.token, ctx));
   }
   const inserted = await insertOrders(tx, rows);

@@ -9,7 +9,7 @@ import type { ReadyFile } from '../sftp/handover.ts';
 import { createVault } from '../vault/service.ts';
 import { sandboxTestCards } from '../vault/test-cards.ts';
 import { vaultCardResolver } from './cards.ts';
-import { ingestFile, type IntakeDeps } from './ingest.ts';
+import { FileHandledElsewhere, ingestFile, type IntakeDeps } from './ingest.ts';
 
 export interface IntakeStage {
   onFileReady(file: ReadyFile): Promise<void>;
@@ -25,7 +25,7 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     db: core.database.db,
     tokens: core.tokens,
     // Vault writes for full card numbers go through the file's transaction (see cards.ts).
-    cards: vaultCardResolver((tx) => createVault({ db: tx as unknown as Db, ring: core.keyRing, fingerprintKey: config.vault.fingerprintKey, mode: config.mode, testCards })),
+    cards: vaultCardResolver((tx) => createVault({ db: tx as unknown as Db, ring: core.keyRing, fingerprintKey: config.vault.fingerprintKey, mode: config.mode, testCards }), testCards),
     mode: config.mode,
     log,
     archiveDir: join(config.dataDir, 'archive'),
@@ -38,7 +38,8 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     try {
       await ingestFile(deps, { merchantId: file.merchantId, mid: file.mid, path: file.path, name: file.name, outboundDir: await outboundFor(file.username) });
     } catch (err) {
-      if (abort.signal.aborted) log.info({ mid: file.mid, file: file.name }, 'ingest interrupted by shutdown; the file stays in inbound/');
+      if (err instanceof FileHandledElsewhere) log.info({ mid: file.mid, file: file.name }, 'file left to the instance that ingests it');
+      else if (abort.signal.aborted) log.info({ mid: file.mid, file: file.name }, 'ingest interrupted by shutdown; the file stays in inbound/');
       else log.error({ err, mid: file.mid, file: file.name }, 'ingest failed; the file stays in inbound/ and is retried at the next start');
     }
   }

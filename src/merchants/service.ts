@@ -12,6 +12,7 @@ import { seal, type KeyRing } from '../vault/cipher.ts';
 import { RescuedError } from '../errors.ts';
 import { parsePublicKey } from './ssh-key.ts';
 import { normaliseCidr } from './cidr.ts';
+import { checkWebhookUrl } from '../webhooks/url-safety.ts';
 
 /** How long the previous webhook secret keeps signing after a rotation. */
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -37,19 +38,6 @@ export const webhookSecretAad = (merchantId: string) => `webhook-secret:${mercha
 function sftpUsername(name: string, mid: string): string {
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24);
   return `${slug || 'merchant'}-${mid.slice(0, 8)}`;
-}
-
-function checkWebhookUrl(text: string, mode: 'sandbox' | 'production'): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', `"${text}" is not a URL.`);
-  }
-  const allowed = mode === 'production' ? ['https:'] : ['https:', 'http:'];
-  if (!allowed.includes(url.protocol)) throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', `Webhook URLs must use ${allowed.join(' or ')} in ${mode} mode.`);
-  if (url.username || url.password) throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', 'Webhook URLs must not carry credentials.');
-  return url.toString();
 }
 
 export function createMerchantService(deps: MerchantServiceDeps) {
@@ -114,8 +102,10 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     },
 
     async setWebhook(mid: string, urlText: string): Promise<string> {
-      const url = checkWebhookUrl(urlText, deps.mode);
-      await setWebhookUrl(db, (await byMid(mid)).id, url);
+      const m = await byMid(mid);
+      // Refused early with a clear error; every delivery checks the resolved address again.
+      const url = (await checkWebhookUrl(urlText, deps.mode)).toString();
+      await setWebhookUrl(db, m.id, url);
       return url;
     },
 

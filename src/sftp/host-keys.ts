@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import type { Logger } from '../log.ts';
 
-const KEY_TYPES = [
+export const KEY_TYPES = [
   { type: 'ed25519', file: 'ssh_host_ed25519_key' },
   { type: 'rsa', file: 'ssh_host_rsa_key', bits: 3072 },
 ] as const;
@@ -26,8 +26,29 @@ function fingerprintOf(privateKey: Buffer): { type: string; fingerprint: string 
   return { type: parsed.type, fingerprint: `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}` };
 }
 
-async function createKey(path: string, spec: (typeof KEY_TYPES)[number]): Promise<boolean> {
-  const pair = spec.type === 'rsa' ? ssh2.utils.generateKeyPairSync('rsa', { bits: spec.bits }) : ssh2.utils.generateKeyPairSync('ed25519');
+type KeySpec = (typeof KEY_TYPES)[number];
+type KeyPair = { private: string; public: string };
+export type KeyGenerator = (spec: KeySpec) => KeyPair;
+
+const ssh2Generator: KeyGenerator = (spec) =>
+  spec.type === 'rsa' ? ssh2.utils.generateKeyPairSync('rsa', { bits: spec.bits }) : ssh2.utils.generateKeyPairSync('ed25519');
+
+/**
+ * A key pair ssh2 can read back. ssh2 1.17's generator strips leading zero bytes from an
+ * ed25519 public key, so about 1 key in 256 comes out malformed (mscdex/ssh2#1513; it failed
+ * a CI run here): a host key like that, once written, would stop the daemon at every start.
+ * Such a pair is thrown away and generated again.
+ */
+export function readableKeyPair(spec: KeySpec, generate: KeyGenerator = ssh2Generator): KeyPair {
+  for (let tries = 0; tries < 16; tries++) {
+    const pair = generate(spec);
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error) && !(ssh2.utils.parseKey(pair.public) instanceof Error)) return pair;
+  }
+  throw new Error(`could not generate a readable ${spec.type} host key`);
+}
+
+async function createKey(path: string, spec: KeySpec): Promise<boolean> {
+  const pair = readableKeyPair(spec);
   try {
     await writeFile(path, pair.private, { mode: 0o600, flag: 'wx' });
   } catch (err) {
@@ -38,7 +59,7 @@ async function createKey(path: string, spec: (typeof KEY_TYPES)[number]): Promis
   return true;
 }
 
-async function loadKey(dir: string, spec: (typeof KEY_TYPES)[number], log: Logger): Promise<HostKey> {
+async function loadKey(dir: string, spec: KeySpec, log: Logger): Promise<HostKey> {
   const path = join(dir, spec.file);
   // Generating an RSA key takes a second: only when the file is missing.
   const exists = await stat(path).then(

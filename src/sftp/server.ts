@@ -5,7 +5,6 @@ import { mkdir, readdir, realpath, stat, unlink } from 'node:fs/promises';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import type { FSWatcher } from 'chokidar';
 import type { Config } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
 import { findSftpLogin } from '../db/queries/find-sftp-login.ts';
@@ -22,7 +21,7 @@ import { createFileLocks, type FileLocks } from './locks.ts';
 import { UPLOAD_TEMP_PREFIX } from './names.ts';
 import { sshNativeCrypto } from './native.ts';
 import { ensureUserDirs, hostKeyDir, sftpRootDir, type UserDirs } from './paths.ts';
-import { watchInbound } from './watcher.ts';
+import { watchInbound, type InboundWatcher } from './watcher.ts';
 
 export type SftpConfig = Config['sftp'];
 
@@ -175,7 +174,7 @@ export async function startSftp(opts: SftpStageOptions): Promise<SftpStage> {
   };
   const ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: 'rescued' });
   const gate = openGate(ssh, deps, audit);
-  let watcher: FSWatcher | undefined;
+  let watcher: InboundWatcher | undefined;
   try {
     watcher = await watchInbound({ root, stabilityMs: config.watchStabilityMs, handover, log });
     const port = await listen(gate.server, config.host, config.port);
@@ -196,7 +195,7 @@ export async function startSftp(opts: SftpStageOptions): Promise<SftpStage> {
   }
 }
 
-async function stop(gate: Gate, watcher: FSWatcher | undefined, handover: { drain(): Promise<void> }): Promise<void> {
+async function stop(gate: Gate, watcher: InboundWatcher | undefined, handover: { drain(): Promise<void> }): Promise<void> {
   gate.stopping.value = true;
   const closed = new Promise<void>((resolve) => gate.server.close(() => resolve()));
   // Ending the socket sends a TCP FIN: clients see the connection close, open uploads are

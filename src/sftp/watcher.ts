@@ -3,8 +3,16 @@
 // upload and its intake). chokidar's awaitWriteFinish waits until a file's size has been
 // stable for `stabilityMs`, so a file still being copied is not handed over half-written.
 // Dot-files (our own upload temp files among them) are not watched at all.
-import { watch, type FSWatcher } from 'chokidar';
-import { relative, sep } from 'node:path';
+//
+// chokidar lists a new folder before it starts watching it, so a file created in between is
+// never reported (paulmillr/chokidar#1471, open in 5.0). A new merchant's inbound/ is created
+// just before files arrive in it, which is exactly that gap. So every folder chokidar reports
+// as new is listed again once it has settled, and the whole tree every `RESCAN_MS` as a net;
+// the hand-over recognises files it has seen, so listing twice hands nothing over twice.
+import { watch } from 'chokidar';
+import { readdir, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join, relative, sep } from 'node:path';
 import type { Logger } from '../log.ts';
 import type { Handover } from './handover.ts';
 import { INBOUND } from './paths.ts';
@@ -14,7 +22,15 @@ export interface WatcherOptions {
   stabilityMs: number;
   handover: Handover;
   log: Logger;
+  /** How often the whole tree is listed again; default `RESCAN_MS`. */
+  rescanMs?: number;
 }
+
+export interface InboundWatcher {
+  close(): Promise<void>;
+}
+
+const RESCAN_MS = 60_000;
 
 /** Only `<root>/<user>/inbound/**`, without dot-files or dot-folders. */
 export function ignoredByWatcher(root: string, path: string): boolean {
@@ -25,8 +41,33 @@ export function ignoredByWatcher(root: string, path: string): boolean {
   return segments.length >= 2 && segments[1] !== INBOUND;
 }
 
-export async function watchInbound(opts: WatcherOptions): Promise<FSWatcher> {
-  const offer = (path: string) => void opts.handover.offer(path, 'watcher').catch((err: unknown) => opts.log.error({ err, path }, 'inbound file not handed over'));
+/**
+ * Every file under `dir` that the watcher would report, passed to `offer` once its size and
+ * modification time have not changed for `stabilityMs`. A file still changing is left to the
+ * watcher's own events or the next listing.
+ */
+export async function listInbound(root: string, dir: string, stabilityMs: number, offer: (path: string) => void): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  const candidates = files.filter((path) => !ignoredByWatcher(root, path) && relative(root, path).split(sep).length >= 3);
+  const before = await Promise.all(candidates.map((path) => stat(path).catch(() => undefined)));
+  if (stabilityMs > 0) await sleep(stabilityMs);
+  await Promise.all(
+    candidates.map(async (path, i) => {
+      const after = await stat(path).catch(() => undefined);
+      const was = before[i];
+      if (was && after && was.size === after.size && was.mtimeMs === after.mtimeMs) offer(path);
+    }),
+  );
+}
+
+export async function watchInbound(opts: WatcherOptions): Promise<InboundWatcher> {
+  let closed = false;
+  const offer = (path: string) => {
+    if (closed) return;
+    opts.handover.offer(path, 'watcher').catch((err: unknown) => opts.log.error({ err, path }, 'inbound file not handed over'));
+  };
+  const list = (dir: string) => void listInbound(opts.root, dir, opts.stabilityMs, offer).catch((err: unknown) => opts.log.error({ err, dir }, 'inbound folder not listed'));
   const watcher = watch(opts.root, {
     ignoreInitial: false,
     followSymlinks: false,
@@ -37,5 +78,15 @@ export async function watchInbound(opts: WatcherOptions): Promise<FSWatcher> {
   watcher.on('add', offer).on('change', offer);
   watcher.on('error', (err: unknown) => opts.log.error({ err }, 'inbound watcher error'));
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-  return watcher;
+  // Registered after `ready`: the folders present at start were listed by chokidar itself.
+  watcher.on('addDir', list);
+  const timer = setInterval(() => list(opts.root), opts.rescanMs ?? RESCAN_MS);
+  timer.unref();
+  return {
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await watcher.close();
+    },
+  };
 }

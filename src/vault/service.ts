@@ -6,6 +6,7 @@
 import type { Db } from '../db/client.ts';
 import type { CardRow } from '../db/queries/insert-cards.ts';
 import { findCardByToken } from '../db/queries/find-card.ts';
+import { findCardsByTokens } from '../db/queries/find-cards.ts';
 import { updateCardDetails } from '../db/queries/update-card.ts';
 import { RescuedError, type FieldError } from '../errors.ts';
 import type { KeyRing } from './cipher.ts';
@@ -165,7 +166,13 @@ export function createVault(deps: VaultDeps) {
     return row && { ...toVaultCard(row), ...openCard(ring, merchantId, token, row.sealed) };
   }
 
-  return { tokenize, find, reveal, tokenizeAtEdge: edge(tokenize, find, reveal, mode, deps.testCards) };
+  /** reveal for many tokens of one merchant in one read (the sandbox processor's group of calls); unknown tokens are absent. */
+  async function revealMany(merchantId: string, tokens: string[]): Promise<Map<string, RevealedCard>> {
+    const rows = await findCardsByTokens(db, merchantId, tokens);
+    return new Map(rows.map((row) => [row.token, { ...toVaultCard(row), ...openCard(ring, merchantId, row.token, row.sealed) }]));
+  }
+
+  return { tokenize, find, reveal, revealMany, tokenizeAtEdge: edge(tokenize, find, reveal, mode, deps.testCards) };
 }
 
 /** `token` absent: a digits-only cardNumber (spaces and dashes allowed) is a full number. */

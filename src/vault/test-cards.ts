@@ -1,6 +1,6 @@
 // The sandbox's whitelisted test cards (samples/test-cards.json): one schema, one loader,
 // read once. Each card names its deterministic outcome at the sandbox processor in a small
-// vocabulary defined here, so the processor (built later) and the documentation read the
+// vocabulary defined here, so the sandbox processor and the documentation read the
 // same data. A list that breaks the schema, or holds a number that is not Luhn-valid, is
 // not unique, or does not match its brand, stops the process at start.
 import { readFileSync } from 'node:fs';

@@ -1,9 +1,10 @@
 // Batch intake end to end: a generated file of N entries (default 1,000,000) ingested by a
 // child process the way the daemon does it, on PostgreSQL (TEST_DATABASE_URL or DATABASE_URL)
 // and on PGlite. Beside it, from the same run and the same entries: whole-file JSON.parse
-// (the parse limit) and bare INSERTs of the same rows (the storage limit).
+// (the parse limit) and the same rows stored bare (the storage limit): one COPY on PostgreSQL,
+// multi-row INSERTs on PGlite.
 // `npm run bench -- intake [--entries N] [--db postgres|pglite]`
-import { createWriteStream, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,20 +18,28 @@ import { createTokenService } from '../../src/auth/tokens.ts';
 import { createMerchantService } from '../../src/merchants/service.ts';
 import { keyRingFrom } from '../../src/vault/cipher.ts';
 import { createVault } from '../../src/vault/service.ts';
-import { insertOrders } from '../../src/db/queries/insert-orders.ts';
-import { insertBatch } from '../../src/db/queries/batches.ts';
+import { insertOrders, orderRecord } from '../../src/db/queries/insert-orders.ts';
+import { copyLines, COPY_ORDERS } from '../../src/db/queries/copy-orders.ts';
+import postgres from 'postgres';
 import { checkEntry, orderRow } from '../../src/intake/entries.ts';
 import { createServerDatabase } from '../helpers/db.ts';
 import { key32 } from '../helpers/keys.ts';
 import { measure, report, type Rate } from './lib.ts';
 import type { WorkerInput } from './intake-worker.ts';
 
-const { values } = parseArgs({ args: process.argv.slice(2).filter((a) => a !== 'intake'), options: { entries: { type: 'string', default: '1000000' }, db: { type: 'string' } }, strict: false });
+const { values } = parseArgs({ args: process.argv.slice(2).filter((a) => a !== 'intake'), options: { entries: { type: 'string', default: '1000000' }, db: { type: 'string' }, 'cpu-prof-dir': { type: 'string' }, 'node-flags': { type: 'string' } }, strict: false });
 const N = Number(values.entries);
 const SAMPLE = Math.min(N, 100_000);
 const serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
 const kinds = values.db ? [values.db as string] : serverUrl ? ['postgres', 'pglite'] : ['pglite'];
 const log = createLogger({ level: 'warn' });
+// `--cpu-prof-dir DIR` profiles the ingesting process (open the .cpuprofile in Chrome DevTools).
+const workerFlags = typeof values['cpu-prof-dir'] === 'string' ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : [];
+// The ingesting process runs with the daemon's own Node flags (those of `npm start`), unless
+// `--node-flags "..."` says otherwise.
+const startScript = (JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+const daemonFlags = typeof values['node-flags'] === 'string' ? values['node-flags'].split(' ').filter(Boolean) : startScript.split(' ').filter((a) => a.startsWith('--'));
+workerFlags.push(...daemonFlags);
 const keys = { signingKey: key32(), vaultKey: key32(), fingerprintKey: key32() };
 
 async function setup(kind: string, root: string) {
@@ -52,7 +61,7 @@ async function setup(kind: string, root: string) {
   return { server, pgliteDir, database, merchantId, mid: merchant.mid, cardTokens, accessToken: token };
 }
 
-async function storageBaseline(database: Database, merchantId: string, mid: string, cardTokens: string[]): Promise<Rate> {
+async function storageBaseline(database: Database, serverUrl: string | undefined, merchantId: string, mid: string, cardTokens: string[]): Promise<Rate> {
   const batchId = randomUUID();
   const ctx = { merchantId, batchId, mode: 'production' as const, defaultExpiryDateUtc: new Date(Date.now() + 86_400_000 * 30).toISOString(), now: new Date() };
   const rows: ReturnType<typeof orderRow>[] = [];
@@ -61,11 +70,11 @@ async function storageBaseline(database: Database, merchantId: string, mid: stri
     const checked = checkEntry(e, i + 1, ctx);
     if (checked.ok) rows.push(orderRow(checked.entry, cardTokens[0]!, ctx));
   }
+  if (serverUrl) return bareCopy(serverUrl, rows);
   let rate!: Rate;
   await database.db
     .transaction(async (tx) => {
-      await insertBatch(tx, { id: batchId, merchantId, fileName: 'baseline', sha256: 'baseline', status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt: new Date() });
-      rate = await measure('bare INSERT of the same rows (storage limit)', rows.length, async () => {
+      rate = await measure('bare multi-row INSERT of the same rows (storage limit)', rows.length, async () => {
         for (let i = 0; i < rows.length; i += 500) await insertOrders(tx, rows.slice(i, i + 500));
       });
       throw new Error('rollback');
@@ -73,6 +82,29 @@ async function storageBaseline(database: Database, merchantId: string, mid: stri
     .catch((err: Error) => {
       if (err.message !== 'rollback') throw err;
     });
+  return rate;
+}
+
+/** One COPY of all the rows in a transaction that is rolled back: no savepoints, no checks. */
+async function bareCopy(url: string, rows: ReturnType<typeof orderRow>[]): Promise<Rate> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  let rate!: Rate;
+  await sql
+    .begin(async (tx) => {
+      rate = await measure('bare COPY of the same rows (storage limit)', rows.length, async () => {
+        const stream = await tx.unsafe(COPY_ORDERS).writable();
+        for (let i = 0; i < rows.length; i += 500) {
+          if (!stream.write(copyLines(rows.slice(i, i + 500).map(orderRecord)))) await once(stream, 'drain');
+        }
+        stream.end();
+        await once(stream, 'finish');
+      });
+      throw new Error('rollback');
+    })
+    .catch((err: Error) => {
+      if (err.message !== 'rollback') throw err;
+    });
+  await sql.end();
   return rate;
 }
 
@@ -96,12 +128,12 @@ for (const kind of kinds) {
   out.end();
   await once(out, 'finish');
   const bytes = statSync(path).size;
-  console.log(`intake on ${kind}: ${N.toLocaleString('en-US')} entries, ${(bytes / 1e9).toFixed(2)} GB (${Math.round(bytes / N)} B/entry), Node ${process.version}`);
+  console.log(`intake on ${kind}: ${N.toLocaleString('en-US')} entries, ${(bytes / 1e9).toFixed(2)} GB (${Math.round(bytes / N)} B/entry), Node ${process.version} ${daemonFlags.join(' ')}`);
   const parse = parseBaseline(s.mid, s.cardTokens);
-  const storage = await storageBaseline(s.database, s.merchantId, s.mid, s.cardTokens);
+  const storage = await storageBaseline(s.database, s.server?.url, s.merchantId, s.mid, s.cardTokens);
   await s.database.close();
   const input: WorkerInput = { dbUrl: s.server?.url ?? '', pgliteDir: s.pgliteDir, ...keys, file: { merchantId: s.merchantId, mid: s.mid, path, name: 'bench.json', outboundDir: join(root, 'outbound') }, archiveDir: join(root, 'archive') };
-  const res = spawnSync(process.execPath, [join(import.meta.dirname, 'intake-worker.ts'), JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const res = spawnSync(process.execPath, [...workerFlags, join(import.meta.dirname, 'intake-worker.ts'), JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (res.status !== 0) throw new Error(`worker failed: ${res.stderr}`);
   const w = JSON.parse(res.stdout) as { status: string; counts: { accepted: number }; seconds: number; peakRssMiB: number };
   const ours: Rate = { label: 'rescued intake, end to end', count: w.counts.accepted, seconds: w.seconds, perSecond: w.counts.accepted / w.seconds };

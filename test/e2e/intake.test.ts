@@ -29,7 +29,9 @@ describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'rescued-e2e-intake-'));
   const local = mkdtempSync(join(tmpdir(), 'rescued-e2e-intake-local-'));
   const key = sshKey(local);
-  const env: NodeJS.ProcessEnv = { RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0', RESCUED_SFTP_WATCH_STABILITY_MS: '200' };
+  // The engine is off: these tests are about intake, and on PGlite's one connection planning
+  // 50,000 new orders would only slow the restart and the drain they time.
+  const env: NodeJS.ProcessEnv = { RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0', RESCUED_SFTP_WATCH_STABILITY_MS: '200', RESCUED_ENGINE_ENABLED: 'false' };
   let drop: (() => Promise<void>) | undefined;
   let banner: { mid: string; clientId: string; secret: string; tokenizationKey: string; port: string; username: string };
   let fill: (text: string) => string;

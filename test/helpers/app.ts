@@ -10,6 +10,11 @@ import { createVault, type Vault } from '../../src/vault/service.ts';
 import { sandboxTestCards } from '../../src/vault/test-cards.ts';
 import { createTokenizationKeyAuthenticator } from '../../src/auth/tokenization-key.ts';
 import type { Logger } from '../../src/log.ts';
+import type { Processor } from '../../src/processors/types.ts';
+import type { Clock } from '../../src/clock.ts';
+import { createApiDeps, type ApiDeps } from '../../src/http/api.ts';
+import { ConfigSchema, type Config } from '../../src/config/index.ts';
+import { Value } from '@sinclair/typebox/value';
 import { freshDatabase, silentLog, type DbKind, type TestDatabase } from './db.ts';
 import { key32 } from './keys.ts';
 
@@ -21,6 +26,7 @@ export interface TestApp {
   vault: Vault;
   keyRing: KeyRing;
   draining: { value: boolean };
+  api: ApiDeps;
   close(): Promise<void>;
 }
 
@@ -38,7 +44,18 @@ export interface TestAppOptions {
   poolSize?: number;
   /** Card-insert statements in flight at once. */
   writeConcurrency?: number;
+  /** The processor behind evaluate, challenge and refund (default: none, those answer 503). */
+  processor?: Processor | ((deps: { db: TestDatabase['database']['db']; vault: Vault }) => Processor);
+  /** Merchant-status cache of the bearer check (default 0: every request reads the database; the daemon's is 5 s). */
+  activeCacheMs?: number;
+  /** Clock of the merchant API (default: the system clock). */
+  clock?: Clock;
+  /** Overrides of the config's `api` section (defaults otherwise). */
+  api?: Partial<ApiSettings>;
 }
+
+type ApiSettings = ReturnType<typeof apiDefaults>;
+const apiDefaults = () => Value.Default(ConfigSchema.properties.api, {}) as Config['api'];
 
 export async function testApp(kind: DbKind, setup?: (app: FastifyInstance, tokens: TokenService) => void, opts: TestAppOptions = {}): Promise<TestApp> {
   const tdb = await freshDatabase(kind, { poolSize: opts.poolSize, pgliteDir: opts.pgliteDir });
@@ -49,13 +66,17 @@ export async function testApp(kind: DbKind, setup?: (app: FastifyInstance, token
     issuer: 'rescued',
     lifetimeSeconds: 600,
     isMerchantActive: (id) => isMerchantActive(db, id),
-    activeCacheMs: 0,
+    activeCacheMs: opts.activeCacheMs ?? 0,
   });
   const mode = opts.mode ?? 'sandbox';
   const keyRing = keyRingFrom({ v1: key32() }, 'v1');
   const merchants = createMerchantService({ db, vault: keyRing, mode });
   const vault = createVault({ db, ring: keyRing, fingerprintKey: key32(), mode, testCards: sandboxTestCards(), now: opts.now, writeConcurrency: opts.writeConcurrency });
   const draining = { value: false };
+  const processor = typeof opts.processor === 'function' ? opts.processor({ db, vault }) : opts.processor;
+  // A high default rate limit: tests of other behaviour must not meet it.
+  const config = { ...apiDefaults(), rateLimitPerSecond: 10_000, rateLimitBurst: 10_000, ...opts.api };
+  const api = createApiDeps({ db, vault, processor, mode, clock: opts.clock, log: opts.log ?? silentLog, config });
   const app = await build({
     log: opts.log ?? silentLog,
     tokens,
@@ -66,6 +87,7 @@ export async function testApp(kind: DbKind, setup?: (app: FastifyInstance, token
     bodyLimitBytes: 65_536,
     trustProxy: false,
     isDraining: () => draining.value,
+    api,
   });
   setup?.(app, tokens);
   await app.ready();
@@ -77,6 +99,7 @@ export async function testApp(kind: DbKind, setup?: (app: FastifyInstance, token
     vault,
     keyRing,
     draining,
+    api,
     async close() {
       await app.close();
       await tdb.dispose();

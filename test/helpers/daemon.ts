@@ -57,7 +57,7 @@ export function startDaemon(env: NodeJS.ProcessEnv): RunningDaemon {
         const tick = () => {
           const m = (stream === 'stdout' ? out : err).match(pattern);
           if (m) return resolve(m);
-          if (child.exitCode !== null) return reject(new Error(`daemon exited (${child.exitCode}): ${err}`));
+          if (child.exitCode !== null) return reject(new Error(`daemon exited (${child.exitCode})\nstdout: ${out.slice(-4000)}\nstderr: ${err}`));
           if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${pattern}\nstdout: ${out}\nstderr: ${err}`));
           setTimeout(tick, 50);
         };

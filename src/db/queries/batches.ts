@@ -1,8 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
-import type { Db } from '../client.ts';
+import type { DbOrTx as Tx } from '../client.ts';
 import { batches } from '../schema.ts';
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 export type NewBatch = typeof batches.$inferInsert;
 export type BatchRow = typeof batches.$inferSelect;
 

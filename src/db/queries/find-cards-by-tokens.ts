@@ -1,8 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../client.ts';
+import type { DbOrTx as Tx } from '../client.ts';
 import { cards } from '../schema.ts';
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /** Which of these tokens are cards of this merchant: one query for a whole chunk of entries. */
 export async function findCardTokens(db: Tx, merchantId: string, tokens: string[]): Promise<Set<string>> {

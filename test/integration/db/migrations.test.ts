@@ -31,6 +31,9 @@ describe('migrations', () => {
       await t.database.migrate();
       const tables = rowsOf(await t.database.db.execute(sql`select table_name from information_schema.tables where table_schema = 'public' order by 1`)).map((r) => r.table_name);
       expect(tables).toEqual(expect.arrayContaining(['merchants', 'sites', 'api_clients', 'tokenization_keys', 'webhook_endpoints', 'sftp_users', 'sftp_keys', 'sftp_allowed_cidrs']));
+      // lz4 where the server has it (the PostgreSQL here does); PGlite keeps the default.
+      const [request] = rowsOf(await t.database.db.execute(sql`select attcompression::text as c from pg_attribute where attrelid = 'orders'::regclass and attname = 'request'`));
+      expect(request?.c).toBe(kind === 'postgres' ? 'l' : '');
     } finally {
       await t.dispose();
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { eq, count } from 'drizzle-orm';
 import { DB_KINDS } from '../../helpers/db.ts';
 import { intakeFixture, type IntakeFixture } from '../../helpers/intake.ts';
-import { ingestFile } from '../../../src/intake/ingest.ts';
+import { FileHandledElsewhere, ingestFile } from '../../../src/intake/ingest.ts';
 import { orders, batches } from '../../../src/db/schema.ts';
 
 describe.each(DB_KINDS)('batch intake on %s', (kind) => {
@@ -44,6 +44,24 @@ describe.each(DB_KINDS)('batch intake on %s', (kind) => {
     // The placeholders are filled the same way, so the bytes (and the SHA-256) are the same.
     expect(res).toMatchObject({ status: 'rejected', error: { code: 'ERR_INTAKE_DUPLICATE_FILE' } });
     expect(await totalOrders()).toBe(before);
+  });
+
+  it('refuses a file sent again under the same name as a duplicate', async () => {
+    const res = await ingestFile(f.deps, f.drop('valid.json', f.sample('valid.json')));
+    expect(res).toMatchObject({ status: 'rejected', error: { code: 'ERR_INTAKE_DUPLICATE_FILE' } });
+  });
+
+  it('with two instances on one file, one ingests it and the other leaves it (and its ack) alone', async () => {
+    const file = f.drop('shared.json', f.variant('valid.json', 'replicas'));
+    const results = await Promise.allSettled([ingestFile(f.deps, file), ingestFile(f.deps, file)]);
+    const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const left = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    expect(done).toHaveLength(1);
+    expect(done[0]).toMatchObject({ status: 'accepted', counts: { accepted: 3 } });
+    expect(left).toHaveLength(1);
+    expect(left[0]).toBeInstanceOf(FileHandledElsewhere);
+    expect(readAck(done[0]!.ackPath)).toMatchObject({ status: 'accepted', batchId: done[0]!.batchId });
+    expect(await ordersOf(done[0]!.batchId!)).toHaveLength(3);
   });
 
   it('accepts and rejects entry by entry, with the reasons in the ack', async () => {

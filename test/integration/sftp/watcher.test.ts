@@ -39,6 +39,21 @@ describe.each(DB_KINDS)('inbound watcher on %s', (kind) => {
     expect(t.audit()).toContainEqual(expect.objectContaining({ event: 'handed_over', path: join(inbound, 'copied.json'), source: 'watcher' }));
   });
 
+  it('hands over files created in a merchant folder the moment it is made', async () => {
+    // chokidar lists a new folder before watching it; a file written in between is only
+    // found by the second listing. Twenty fresh folders make the gap likely to be hit.
+    const names = Array.from({ length: 20 }, (_, i) => `fresh-${i}`);
+    await Promise.all(
+      names.map(async (user) => {
+        const dir = (await t.stage.ensureUserDirs(user)).inbound;
+        writeFileSync(join(dir, `${user}.json`), '{"requests":[]}');
+      }),
+    );
+    const audited = () => new Set(t.audit().filter((l) => l.event === 'file_ignored' && l.reason === 'no SFTP user owns this folder').map((l) => l.path));
+    await eventually(() => names.every((user) => audited().has(join(t.stage.root, user, 'inbound', `${user}.json`))));
+    expect(audited().size).toBe(20);
+  });
+
   it('waits until a file being written has stopped growing', async () => {
     const path = join(inbound, 'slow.json.gz');
     writeFileSync(path, Buffer.alloc(1000));

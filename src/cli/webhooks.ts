@@ -1,0 +1,54 @@
+// `rescued webhooks …`: the operator's view of deliveries, replays (a new delivery of the same
+// event, same webhook-id, `IsResent: true`), and re-enabling an endpoint after a 410.
+import type { Command } from 'commander';
+import { createWebhookOperations } from '../webhooks/operations.ts';
+import type { DeliveryListing } from '../db/queries/list-webhook-deliveries.ts';
+import { withCore, print } from './context.ts';
+
+function line(d: DeliveryListing): string {
+  const last = d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : (d.lastError ?? '-');
+  const next = d.status === 'pending' ? ` next ${d.endpointEnabled ? (d.nextAttemptAt?.toISOString() ?? '-') : 'when enabled'}` : '';
+  return `${d.deliveryId}  ${d.webhookId}  ${d.event.padEnd(15)}  ${d.status.padEnd(10)}  attempts ${d.attempts}  last ${last}${next}${d.isResent ? '  (resent)' : ''}  ${d.mid}`;
+}
+
+export function webhookCommands(program: Command): void {
+  const webhooks = program.command('webhooks').description('inspect, replay and re-enable webhook deliveries');
+
+  webhooks
+    .command('list')
+    .description('list the latest webhook deliveries, newest first')
+    .option('--failed', 'only dead deliveries and those whose last attempt failed')
+    .option('--mid <mid>', 'only this merchant\'s')
+    .option('--limit <n>', 'at most this many (default 50)', (v) => Number.parseInt(v, 10))
+    .option('--json', 'print JSON')
+    .action((opts: { failed?: boolean; mid?: string; limit?: number; json?: boolean }) =>
+      withCore(program, async (core) => {
+        const rows = await createWebhookOperations(core.database.db).list(opts);
+        print(opts.json ? rows : rows.map(line).join('\n') || '(no deliveries)', opts.json);
+      }),
+    );
+
+  webhooks
+    .command('replay [deliveryOrWebhookId]')
+    .description('deliver an event again (same webhook-id, IsResent: true): by delivery id or webhook-id (msg_…), or every event since a time')
+    .option('--since <time>', 'every event since this time (ISO 8601) or for this long (90m, 24h, 7d)')
+    .option('--mid <mid>', 'with --since: only this merchant\'s events')
+    .option('--failed', 'with --since: only events whose deliveries are all dead')
+    .option('--json', 'print JSON')
+    .action((id: string | undefined, opts: { since?: string; mid?: string; failed?: boolean; json?: boolean }) =>
+      withCore(program, async (core) => {
+        const res = await createWebhookOperations(core.database.db).replay({ id, ...opts });
+        print(opts.json ? res : [`replayed ${res.replayed.length} of ${res.events} event(s)`, ...res.replayed.map((r) => `${r.deliveryId}  ${r.webhookId}`)].join('\n'), opts.json);
+      }),
+    );
+
+  webhooks
+    .command('enable <endpointOrMid>')
+    .description('re-enable a webhook endpoint (by its id or the merchant\'s mid) disabled by a 410; its waiting deliveries go out')
+    .action((ref: string) =>
+      withCore(program, async (core) => {
+        const r = await createWebhookOperations(core.database.db).enable(ref);
+        print(`webhook endpoint ${r.endpointId} of ${r.mid} enabled (${r.url ?? 'no URL set'}); ${r.waiting} deliveries waiting`);
+      }),
+    );
+}

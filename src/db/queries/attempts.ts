@@ -1,0 +1,28 @@
+// Attempt rows read back as the planner's histories, and the void of an approval. They are
+// started by the claim (claim-attempts.ts) and finished in groups (record-attempts.ts).
+import { and, asc, eq, gte } from 'drizzle-orm';
+import type { DbOrTx as Tx } from '../client.ts';
+import { attempts } from '../schema.ts';
+
+export type AttemptRow = typeof attempts.$inferSelect;
+export type NewAttempt = typeof attempts.$inferInsert;
+
+export type AttemptResult = Pick<AttemptRow, 'status' | 'responseCode' | 'adviceCode' | 'declineClass' | 'reason' | 'processorRef' | 'latencyMs' | 'finishedAt'>;
+
+export async function orderAttempts(db: Tx, orderSessionKey: string): Promise<AttemptRow[]> {
+  return db.select().from(attempts).where(eq(attempts.orderSessionKey, orderSessionKey)).orderBy(asc(attempts.attemptNo));
+}
+
+/** A card's attempts at a merchant since `since`, every order (attempts_card_idx). */
+export async function cardAttempts(db: Tx, merchantId: string, cardToken: string, since: Date): Promise<AttemptRow[]> {
+  return db
+    .select()
+    .from(attempts)
+    .where(and(eq(attempts.merchantId, merchantId), eq(attempts.cardToken, cardToken), gte(attempts.startedAt, since)))
+    .orderBy(asc(attempts.startedAt));
+}
+
+/** The approval of an attempt on a cancelled order, after the void call. */
+export async function markVoided(db: Tx, id: string, reason: string, voided: boolean): Promise<void> {
+  await db.update(attempts).set({ status: voided ? 'voided' : 'approved', reason }).where(and(eq(attempts.id, id), eq(attempts.status, 'approved')));
+}

@@ -1,0 +1,52 @@
+// The attempts of many cards (and orders) in ONE statement, for the caps check of a whole
+// claim and the re-planning of a whole group of declines. The keys travel as one JSON
+// parameter (json_to_recordset), which both drivers bind the same way whatever the count;
+// each key is one probe of attempts_card_idx. Read one card at a time, the histories were
+// two statements per attempt.
+import { sql } from 'drizzle-orm';
+import type { DbOrTx as Tx } from '../client.ts';
+import type { AttemptRow } from './attempts.ts';
+import { selectRows } from './claim-orders.ts';
+import { dateOf } from './raw-rows.ts';
+
+
+export interface CardKey {
+  merchantId: string;
+  cardToken: string;
+}
+
+const dateOrNull = (v: unknown): Date | null => (v == null ? null : dateOf(v));
+const intOrNull = (v: unknown): number | null => (v == null ? null : Number(v));
+
+function toAttempt(r: Record<string, unknown>): AttemptRow {
+  return {
+    id: r.id as string, orderSessionKey: r.order_session_key as string, merchantId: r.merchant_id as string, cardToken: r.card_token as string,
+    attemptNo: Number(r.attempt_no), idempotencyKey: r.idempotency_key as string, status: r.status as AttemptRow['status'],
+    amount: Number(r.amount), currency: r.currency as string, responseCode: (r.response_code as string | null) ?? null,
+    adviceCode: (r.advice_code as string | null) ?? null, declineClass: (r.decline_class as string | null) ?? null, reason: (r.reason as string | null) ?? null,
+    processorRef: (r.processor_ref as string | null) ?? null, latencyMs: intOrNull(r.latency_ms), planReason: (r.plan_reason as string | null) ?? null,
+    startedAt: dateOf(r.started_at), finishedAt: dateOrNull(r.finished_at),
+  };
+}
+
+/**
+ * Every attempt since `since` of each (merchant, card) in `cards`, plus every attempt of the
+ * orders in `orderIds` whatever its age (an order's own history can be older than the card
+ * window). Oldest first. Each order in `orderIds` must have its card in `cards`: the second
+ * half reads only what the first cannot hold (older than `since`), so nothing comes twice.
+ */
+export async function attemptsOfCards(db: Tx, cards: CardKey[], since: Date, orderIds: string[] = []): Promise<AttemptRow[]> {
+  if (cards.length === 0 && orderIds.length === 0) return [];
+  const seen = new Set<string>();
+  const keys = cards.filter((c) => !seen.has(`${c.merchantId}\u0000${c.cardToken}`) && seen.add(`${c.merchantId}\u0000${c.cardToken}`));
+  const rows = await selectRows(
+    db,
+    sql`select a.* from json_to_recordset(${JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })))}::json) as k(m uuid, t text)
+      join attempts a on a.merchant_id = k.m and a.card_token = k.t and a.started_at >= ${since.toISOString()}::timestamptz
+    union all
+    select a.* from attempts a
+      where a.order_session_key in (select x::uuid from json_array_elements_text(${JSON.stringify(orderIds)}::json) as x) and a.started_at < ${since.toISOString()}::timestamptz
+    order by started_at, attempt_no`,
+  );
+  return rows.map(toAttempt);
+}

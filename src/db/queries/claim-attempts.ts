@@ -1,0 +1,81 @@
+// The engine's claim with its attempt rows, in ONE statement: due PENDING orders are picked
+// (`FOR UPDATE SKIP LOCKED`, so two instances never take the same order), moved to
+// PROCESSING under this instance's lease, and given their in-flight attempt row. A reclaimed
+// order whose attempt is already in flight (its instance died after starting it) keeps that
+// row: the insert skips it (`on conflict do nothing`) and the final select finds it, so the
+// retry reuses its idempotency key. Before, the claim and each attempt row were separate
+// round trips (one per order); now a batch of 200 costs one.
+import { sql } from 'drizzle-orm';
+import type { DbOrTx as Tx } from '../client.ts';
+import { selectRows, toWorkOrder, type WorkOrder } from './claim-orders.ts';
+import { dateOf } from './raw-rows.ts';
+
+/** The in-flight attempt a claimed order runs. */
+export interface ClaimedAttempt {
+  id: string;
+  attemptNo: number;
+  idempotencyKey: string;
+  status: string;
+  amount: number;
+  currency: string;
+  startedAt: Date;
+}
+
+export interface Claimed {
+  order: WorkOrder;
+  attempt: ClaimedAttempt;
+  /** True when this claim created the attempt (nothing was sent yet); false: reused after a lost lease. */
+  fresh: boolean;
+}
+
+export async function claimWithAttempts(db: Tx, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<Claimed[]> {
+  const at = now.toISOString();
+  const rows = await selectRows(
+    db,
+    sql`with due as (
+      select id from orders
+      where status = 'PENDING' and next_attempt_at <= ${at}::timestamptz
+      order by next_attempt_at
+      limit ${limit}
+      for update skip locked
+    ), claimed as (
+      update orders o set status = 'PROCESSING', lease_owner = ${owner}, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz, updated_at = ${at}::timestamptz
+      from due where o.id = due.id
+      returning o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.expires_at,
+        o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner, o.next_attempt_at
+    ), fresh as (
+      insert into attempts (order_session_key, merchant_id, card_token, attempt_no, idempotency_key, status, amount, currency, plan_reason, started_at)
+      select c.id, c.merchant_id, c.card_token, c.attempt_count + 1, c.id::text || ':' || (c.attempt_count + 1)::text, 'in_flight',
+        c.amount, c.currency, c.plan_reason, ${at}::timestamptz
+      from claimed c
+      on conflict (order_session_key, attempt_no) do nothing
+      returning id, order_session_key, attempt_no, idempotency_key, status, amount, currency, started_at
+    )
+    select c.*, (f.id is not null) as fresh,
+      coalesce(f.id, a.id) as a_id, coalesce(f.attempt_no, a.attempt_no) as a_no, coalesce(f.idempotency_key, a.idempotency_key) as a_key,
+      coalesce(f.status, a.status) as a_status, coalesce(f.amount, a.amount) as a_amount, coalesce(f.currency, a.currency) as a_currency,
+      coalesce(f.started_at, a.started_at) as a_started_at
+    from claimed c
+    left join fresh f on f.order_session_key = c.id
+    left join attempts a on f.id is null and a.order_session_key = c.id and a.attempt_no = c.attempt_count + 1
+    order by c.next_attempt_at, c.id`,
+  );
+  return rows.map((r) => ({
+    order: toWorkOrder(r),
+    fresh: r.fresh === true,
+    attempt: {
+      id: r.a_id as string,
+      attemptNo: Number(r.a_no),
+      idempotencyKey: r.a_key as string,
+      status: r.a_status as string,
+      amount: Number(r.a_amount),
+      currency: r.a_currency as string,
+      startedAt: dateOf(r.a_started_at),
+    },
+  }));
+}
+
+/** Forgets attempt rows this claim created but did not send (the card's caps or the deadline said no). */
+export async function dropUnsentAttempt(tx: Tx, id: string): Promise<void> {
+  await tx.execute(sql`delete from attempts where id = ${id} and status = 'in_flight'`);
+}

@@ -1,0 +1,24 @@
+// Moves of one order between statuses, inside the caller's transaction. The caller has
+// checked the move with assertTransition and holds the row lock.
+import { eq } from 'drizzle-orm';
+import type { DbOrTx as Tx } from '../client.ts';
+import { orders } from '../schema.ts';
+
+
+export interface OrderMove {
+  status: string;
+  statusReason?: string | null;
+  planReason?: string | null;
+  nextAttemptAt?: Date | null;
+  attemptCount?: number;
+  confirmationId?: string | null;
+  finishedAt?: Date | null;
+}
+
+/** Applies the move and drops any lease: a moved order is no longer held by anyone. */
+export async function moveOrder(tx: Tx, id: string, move: OrderMove, now: Date): Promise<void> {
+  await tx
+    .update(orders)
+    .set({ ...move, leaseOwner: null, leaseExpiresAt: null, updatedAt: now })
+    .where(eq(orders.id, id));
+}

@@ -1,0 +1,185 @@
+// The rescue engine's runtime: plans SUBMITTED orders a batch at a time, claims due PENDING
+// orders with their attempt rows in one statement, sends the attempts to the processor through
+// a queue with a concurrency and a rate per processor, records the answers that arrive
+// together in one transaction, and runs the sweeps on a cron schedule. The database work is
+// done per group of attempts, not per attempt (134 → 1,125 attempts/s here, README). Workers
+// wake by short polling, and at once after a claim that filled its batch.
+import { randomUUID } from 'node:crypto';
+import cron, { type ScheduledTask } from 'node-cron';
+import PQueue from 'p-queue';
+import type { Clock } from '../clock.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import type { Db } from '../db/client.ts';
+import type { Claimed } from '../db/queries/claim-attempts.ts';
+import type { Logger } from '../log.ts';
+import { queueDepth } from '../metrics.ts';
+import type { Processor } from '../processors/types.ts';
+import { claimAttempts, type ClaimCtx } from './claim.ts';
+import { grouped } from './group.ts';
+import { cachedModels } from './model-cache.ts';
+import { recordGroup, type RecorderCtx } from './recorder.ts';
+import { planSubmitted, type SubmittedCtx } from './submitted.ts';
+import { resolveRules, type Rules } from './rules.ts';
+import { sweepOnce, type SweepCtx, type SweepReport } from './sweeps.ts';
+import { runAttempt, type AttemptOutcome, type WorkerCtx } from './worker.ts';
+
+export type EngineConfig = ResolvedConfig['engine'] & Pick<ResolvedConfig['processor'], 'concurrency' | 'ratePerSecond'>;
+
+export interface EngineDeps {
+  db: Db;
+  processor: Processor;
+  clock: Clock;
+  log: Logger;
+  config: EngineConfig;
+  /** Events carry IsTestMode (sandbox mode). Default false. */
+  testMode?: boolean;
+  /** The outbound folder of a merchant's SFTP user, for results files; absent: none are written. */
+  outboundFor?: (username: string) => string;
+  /** This instance's name in leases (default: a random id). */
+  instanceId?: string;
+  /** Network rules over the defaults (the config's rule keys are applied on top). */
+  rules?: Rules;
+}
+
+export interface Engine {
+  /** Plans every due SUBMITTED order, claims one batch of due PENDING orders and runs them; resolves with the attempts finished. */
+  runOnce(): Promise<number>;
+  /** Every sweep once (also on the cron schedule after start). */
+  sweepOnce(): Promise<SweepReport>;
+  start(): void;
+  /** Stops polling and the sweeps and waits for the attempts in flight. */
+  stop(): Promise<void>;
+}
+
+/** When the processor fails without an answer, the order is looked at again after this long. */
+const ERROR_RETRY_MS = 60_000;
+/** Old idempotency records and processor answers are pruned at most this often. */
+const PRUNE_EVERY_MS = 3_600_000;
+/** Answers recorded per transaction at most. */
+const RECORD_GROUP_MAX = 100;
+
+export function createEngine(deps: EngineDeps): Engine {
+  const { db, processor, clock, config } = deps;
+  const log = deps.log.child({ component: 'engine' });
+  const owner = deps.instanceId ?? `engine-${randomUUID()}`;
+  const rules = resolveRules({ ...(deps.rules ?? {}), maxAttemptsPerOrder: config.maxAttemptsPerOrder, visa: { ...(deps.rules?.visa ?? {}), maxReattemptsPer30Days: config.visaMaxReattemptsPer30Days } });
+  const testMode = deps.testMode ?? false;
+  const models = cachedModels(clock);
+  const lifecycle = { rules, testMode, models };
+  const recorder: RecorderCtx = { ...lifecycle, db, clock, processorName: processor.name, owner };
+  // Answers that arrive together are recorded in one transaction; two groups may be written
+  // at once (a pool serves both; PGlite runs them one after the other).
+  const record = grouped((items: Parameters<typeof recordGroup>[1]) => recordGroup(recorder, items), { maxSize: RECORD_GROUP_MAX, maxInFlight: 2 });
+  // Only the processor call holds a queue slot: the recording of its answer waits for its
+  // group without keeping the next call from the processor.
+  const worker: WorkerCtx = { db, processor, clock, log, record, atProcessor: (call) => queue.add(call), pauseAfterAnswerMs: config.pauseAfterAnswerMs, errorRetryMs: ERROR_RETRY_MS };
+  const submitted: SubmittedCtx = { ...lifecycle, db, clock };
+  const claiming: ClaimCtx = { ...lifecycle, db, clock, processorName: processor.name, owner, leaseSeconds: config.leaseSeconds };
+  const sweeps: SweepCtx = { db, clock, log, testMode, processorCallRetentionDays: config.processorCallRetentionDays, outboundFor: deps.outboundFor, processor };
+  const queue = new PQueue({ concurrency: config.concurrency, intervalCap: config.ratePerSecond, interval: 1000 });
+  const depth = () => queueDepth.set(queue.size + queue.pending);
+  queue.on('add', depth);
+  queue.on('next', depth);
+
+  async function planAllSubmitted(): Promise<void> {
+    while ((await planSubmitted(submitted, config.claimBatchSize)) === config.claimBatchSize);
+  }
+
+  const claim = (limit: number) => claimAttempts(claiming, limit);
+
+  // Claimed attempts not finished yet: at the processor, waiting for it, or being recorded.
+  const active = new Set<Promise<AttemptOutcome>>();
+  function attempt(c: Claimed): Promise<AttemptOutcome> {
+    const run = runAttempt(worker, c).catch((err: unknown): AttemptOutcome => {
+      // The order stays PROCESSING; its lease runs out and the sweep returns it to the queue.
+      log.error({ err, orderSessionKey: c.order.id }, 'attempt failed');
+      return 'error';
+    });
+    active.add(run);
+    void run.finally(() => active.delete(run));
+    return run;
+  }
+
+  async function runOnce(): Promise<number> {
+    await planAllSubmitted();
+    const outcomes = await Promise.all((await claim(config.claimBatchSize)).map(attempt));
+    return outcomes.filter((o) => o !== 'skipped' && o !== 'error').length;
+  }
+
+  let running = false;
+  let wake: AbortController | undefined;
+  let loop: Promise<void> | undefined;
+  let sweepTask: ScheduledTask | undefined;
+  let sweeping: Promise<void> = Promise.resolve();
+
+  /** One polling round; true when it found a full batch (poll again at once). */
+  async function cycle(): Promise<boolean> {
+    await planAllSubmitted();
+    // Claim no more than the queue can start soon: a lease must not run out while queued.
+    const room = Math.min(config.claimBatchSize, config.concurrency * 2 - active.size);
+    if (room <= 0) {
+      while (active.size >= config.concurrency) await Promise.race(active);
+      return true;
+    }
+    const claimed = await claim(room);
+    for (const o of claimed) void attempt(o);
+    return claimed.length === room;
+  }
+
+  async function poll(): Promise<void> {
+    while (running) {
+      let full = false;
+      try {
+        full = await cycle();
+      } catch (err) {
+        log.error({ err }, 'engine poll failed');
+      }
+      if (full || !running) continue;
+      wake = new AbortController();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, config.pollIntervalMs);
+        wake!.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+  }
+
+  let lastPruneMs = -Infinity;
+  async function runSweeps(): Promise<SweepReport> {
+    const nowMs = clock.now().getTime();
+    const pruneNow = nowMs - lastPruneMs >= PRUNE_EVERY_MS;
+    if (pruneNow) lastPruneMs = nowMs;
+    const report = await sweepOnce(sweeps, { prune: pruneNow });
+    if (report.expired || report.reclaimed || report.batchesFinished || report.pruned || report.voided) log.info(report, 'sweep');
+    return report;
+  }
+
+  return {
+    runOnce,
+    sweepOnce: runSweeps,
+    start() {
+      if (running) return;
+      if (!cron.validate(config.sweepCron)) throw new Error(`engine.sweepCron is not a valid cron expression: ${config.sweepCron}`);
+      running = true;
+      loop = poll();
+      sweepTask = cron.schedule(
+        config.sweepCron,
+        () => {
+          sweeping = runSweeps().then(() => undefined, (err: unknown) => log.error({ err }, 'sweep failed'));
+          return sweeping;
+        },
+        { noOverlap: true, name: `rescued-sweeps-${owner}` },
+      );
+      log.info({ owner, concurrency: config.concurrency, ratePerSecond: config.ratePerSecond, pollIntervalMs: config.pollIntervalMs }, 'engine started');
+    },
+    async stop() {
+      running = false;
+      wake?.abort();
+      await sweepTask?.destroy();
+      await sweeping; // a sweep already running finishes before storage closes
+      await loop;
+      await queue.onIdle();
+      await Promise.all(active);
+      log.info({ owner }, 'engine stopped');
+    },
+  };
+}

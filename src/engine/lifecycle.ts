@@ -1,0 +1,109 @@
+// The order lifecycle of an MIT (DESIGN.md §2 "Statuses"): plan from a decline → PENDING or
+// EXPIRED; an approval → APPROVED. Every move goes through assertTransition and carries its
+// outbox event, written in the same transaction as the move (one order here, or a whole
+// group of attempts in recorder.ts).
+import type { DbOrTx as Tx } from '../db/client.ts';
+import { moveOrder, type OrderMove } from '../db/queries/move-order.ts';
+import type { WorkOrder } from '../db/queries/claim-orders.ts';
+import { assertTransition, type Status } from '../domain/states.ts';
+import { enqueueOrderEvent, type OrderEventInput, type OrderEventType } from '../webhooks/outbox.ts';
+import { classifyDecline, type Classification, type DeclineInput } from './classify.ts';
+import type { Histories } from './history.ts';
+import type { MerchantModel, Plan } from './plan-types.ts';
+import type { ModelSource } from './model-cache.ts';
+import { plan } from './planner.ts';
+import type { Rules } from './rules.ts';
+
+
+export interface LifecycleCtx {
+  rules: Rules;
+  /** The merchant's model (hours and days that approve), or null. */
+  models: ModelSource;
+  /** Events say IsTestMode in sandbox mode. */
+  testMode: boolean;
+}
+
+interface RequestView {
+  transaction?: { responseDescription?: string | null; responseSubStatus?: string | null; timezoneUtcOffset?: number | null };
+}
+
+const transactionOf = (order: WorkOrder) => (order.request as RequestView | null)?.transaction ?? {};
+
+/** The merchant's original decline, as the order carries it. */
+export function originalDecline(order: WorkOrder, rules: Rules, at: Date): Classification {
+  const t = transactionOf(order);
+  const input: DeclineInput = {
+    responseCodeSource: order.declineSource,
+    responseCode: order.declineCode,
+    responseDescription: t.responseDescription ?? null,
+    responseSubStatus: t.responseSubStatus ?? null,
+    cardBrand: order.cardBrand,
+    at,
+  };
+  return classifyDecline(input, { rules });
+}
+
+/** A decline the processor returned (ISO 8583 codes with the Mastercard advice code). */
+export function processorDecline(order: WorkOrder, source: string, code: string, adviceCode: string | undefined, rules: Rules, at: Date): Classification {
+  return classifyDecline({ responseCodeSource: source, responseCode: code, merchantAdviceCode: adviceCode ?? null, cardBrand: order.cardBrand, at }, { rules });
+}
+
+export function planOrder(order: WorkOrder, decline: Classification, h: Histories, rules: Rules, now: Date, model: MerchantModel | null = null): Plan {
+  // An MIT always has expiryDateUtc (validation requires it); a missing one plans as already due.
+  const expiry = order.expiresAt ?? now;
+  return plan({
+    order: {
+      id: order.id, amount: order.amount, currency: order.currency, cardBrand: order.cardBrand, expiryDateUtc: expiry,
+      timezoneUtcOffset: transactionOf(order).timezoneUtcOffset ?? null, createdAt: order.createdAt, isMIT: true,
+    },
+    decline,
+    attempts: h.attempts,
+    cardAttempts: h.cardAttempts,
+    model,
+    rules,
+    now,
+  });
+}
+
+function event(order: WorkOrder, ctx: LifecycleCtx, type: OrderEventType, status: Status, at: Date, extra: { reason?: string | null; attempts: number; confirmationId?: string | null }): OrderEventInput {
+  return {
+    type, merchantId: order.merchantId, orderSessionKey: order.id, orderId: order.orderId, status, amount: order.amount, currency: order.currency,
+    isTestMode: ctx.testMode, at, reason: extra.reason ?? null, attempts: extra.attempts, confirmationId: extra.confirmationId ?? null,
+  };
+}
+
+/** An order's move with the event it owes (final moves), built before any statement runs. */
+export interface Move {
+  move: OrderMove;
+  event?: OrderEventInput;
+}
+
+/** A plan's outcome for an order in `from`: PENDING until the planned time, or EXPIRED with the stop reason. */
+export function planMove(ctx: LifecycleCtx, order: WorkOrder, from: Status, p: Plan, now: Date, attemptCount: number): Move {
+  if (p.action === 'retry') {
+    assertTransition(from, 'PENDING');
+    return { move: { status: 'PENDING', planReason: p.reason, nextAttemptAt: p.at, attemptCount } };
+  }
+  assertTransition(from, 'EXPIRED');
+  const reason = p.detail ? `${p.reason}: ${p.detail}` : p.reason;
+  return {
+    move: { status: 'EXPIRED', statusReason: reason, planReason: p.reason, nextAttemptAt: null, attemptCount, finishedAt: now },
+    event: event(order, ctx, 'order.expired', 'EXPIRED', now, { reason, attempts: attemptCount }),
+  };
+}
+
+export function approveMove(ctx: LifecycleCtx, order: WorkOrder, confirmationId: string, now: Date, attemptCount: number): Move {
+  assertTransition('PROCESSING', 'APPROVED');
+  return {
+    move: { status: 'APPROVED', statusReason: 'approved', nextAttemptAt: null, attemptCount, confirmationId, finishedAt: now },
+    event: event(order, ctx, 'order.completed', 'APPROVED', now, { reason: 'approved', attempts: attemptCount, confirmationId }),
+  };
+}
+
+/** planMove applied to one order in the caller's transaction, with its event. */
+export async function applyPlan(tx: Tx, ctx: LifecycleCtx, order: WorkOrder, from: Status, p: Plan, now: Date, attemptCount: number): Promise<Status> {
+  const m = planMove(ctx, order, from, p, now, attemptCount);
+  await moveOrder(tx, order.id, m.move, now);
+  if (m.event) await enqueueOrderEvent(tx, m.event);
+  return m.move.status as Status;
+}

@@ -1,0 +1,68 @@
+// The merchant API's wiring inside build(): its dependencies, the guard every merchant route
+// runs (bearer token, then the merchant's rate limit), and the registration of its routes.
+import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
+import type { OrderDeps } from '../orders/deps.ts';
+import { cachedEdge } from '../orders/card-cache.ts';
+import { createTransmitBuffer, type TransmitBuffer } from '../orders/transmit.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import type { Config } from '../config/index.ts';
+import { createRateLimiter, type RateLimitSettings } from './rate-limit.ts';
+import { evaluateRoutes } from './routes/evaluate.ts';
+import { challengeRoutes } from './routes/challenge.ts';
+import { transmitRoutes } from './routes/transmit.ts';
+import { outcomeRoutes } from './routes/outcome.ts';
+import { orderRoutes } from './routes/orders.ts';
+import { refundRoutes } from './routes/refund.ts';
+import { cancelRoutes } from './routes/cancel.ts';
+
+export interface ApiDeps {
+  orders: OrderDeps;
+  transmits: TransmitBuffer;
+  rateLimit: RateLimitSettings;
+  docsEnabled: boolean;
+  metricsEnabled: boolean;
+}
+
+export interface Guarded {
+  deps: ApiDeps;
+  preHandler: preHandlerHookHandler[];
+}
+
+export const BEARER = [{ bearerAuth: [] }];
+
+export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const limit = createRateLimiter(deps.orders.db, deps.orders.clock, deps.rateLimit);
+  const g: Guarded = { deps, preHandler: [app.requireMerchant as preHandlerHookHandler, limit as preHandlerHookHandler] };
+  evaluateRoutes(app, g);
+  challengeRoutes(app, g);
+  transmitRoutes(app, g);
+  outcomeRoutes(app, g);
+  orderRoutes(app, g);
+  refundRoutes(app, g);
+  cancelRoutes(app, g);
+  app.addHook('onClose', () => deps.transmits.stop());
+}
+
+export interface ApiDepsInput {
+  db: OrderDeps['db'];
+  vault: OrderDeps['vault'];
+  processor: OrderDeps['processor'];
+  mode: OrderDeps['mode'];
+  clock?: Clock;
+  log: Logger;
+  config: Config['api'];
+}
+
+/** The API's dependencies from the configuration's `api` section. */
+export function createApiDeps(i: ApiDepsInput): ApiDeps {
+  const clock = i.clock ?? systemClock;
+  const log = i.log.child({ component: 'api' });
+  return {
+    orders: { db: i.db, vault: cachedEdge(i.vault), processor: i.processor, mode: i.mode, clock, log, settings: i.config },
+    transmits: createTransmitBuffer({ db: i.db, clock, log, mode: i.mode, settings: i.config }),
+    rateLimit: i.config,
+    docsEnabled: i.config.docsEnabled,
+    metricsEnabled: i.config.metricsEnabled,
+  };
+}

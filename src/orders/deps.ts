@@ -1,0 +1,40 @@
+// What the order service needs: storage, the vault, the processor (absent until one is
+// configured: calls that need it answer 503), time and the API settings.
+import type { Db } from '../db/client.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import type { Processor } from '../processors/types.ts';
+import type { Vault } from '../vault/service.ts';
+import type { ModelMode } from '../domain/index.ts';
+import { RescuedError } from '../errors.ts';
+
+export interface OrderSettings {
+  idempotencyTtlSeconds: number;
+  idempotencyInFlightSeconds: number;
+  challengeTtlSeconds: number;
+}
+
+export interface OrderDeps {
+  db: Db;
+  vault: Pick<Vault, 'tokenizeAtEdge'>;
+  processor: Processor | undefined;
+  mode: ModelMode;
+  clock: Clock;
+  log: Logger;
+  settings: OrderSettings;
+}
+
+export function processorOf(deps: OrderDeps): Processor {
+  if (!deps.processor) throw new RescuedError('ERR_API_PROCESSOR_UNAVAILABLE', 'No payment processor is configured.');
+  return deps.processor;
+}
+
+/** A processor failure (network, crash) is the merchant's 503, never a decline. */
+export async function callProcessor<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof RescuedError) throw err;
+    throw new RescuedError('ERR_API_PROCESSOR_UNAVAILABLE', undefined, [], { cause: err });
+  }
+}

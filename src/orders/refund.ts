@@ -1,0 +1,92 @@
+// Refund (DESIGN.md §2): full or partial, only of an APPROVED order, never more than the
+// captured amount in total, idempotent per order and amount + key. The amount is reserved
+// under the order's lock before the processor is called (the processor call must not hold a
+// transaction: PGlite has one connection, and the processor writes its own records).
+import { randomUUID } from 'node:crypto';
+import { RescuedError, type FieldError } from '../errors.ts';
+import { lockOrder, type OrderRow } from '../db/queries/find-order.ts';
+import { dropRefund, failRefund, findRefund, reserveRefund, settleRefund, type RefundRow } from '../db/queries/refunds.ts';
+import { enqueueOrderEvent } from '../webhooks/outbox.ts';
+import { callProcessor, processorOf, type OrderDeps } from './deps.ts';
+
+export interface RefundInput {
+  /** Minor units; undefined = whatever is left to refund. */
+  amount: number | undefined;
+  idempotencyKey: string | undefined;
+  message: string | undefined;
+}
+
+type Obj = Record<string, unknown>;
+const bad = (field: string, code: 'ERR_MODEL_TYPE' | 'ERR_MODEL_RANGE' | 'ERR_MODEL_FORMAT', message: string): FieldError => ({ field, code, message });
+
+/** `amountToRefund` in major units (number or numeric string, two decimals at most) or `amount` in cents. */
+export function readRefundBody(body: unknown, headerKey: string | undefined): RefundInput {
+  const b: Obj = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Obj) : {};
+  const errors: FieldError[] = [];
+  let amount: number | undefined;
+  const major = b.amountToRefund ?? b.AmountToRefund;
+  if (major !== undefined && major !== null) {
+    const text = typeof major === 'number' ? String(major) : typeof major === 'string' ? major.trim() : '';
+    if (!/^\d+(\.\d{1,2})?$/.test(text)) errors.push(bad('amountToRefund', 'ERR_MODEL_FORMAT', 'must be a positive amount in major units with at most two decimals'));
+    else amount = Math.round(Number(text) * 100);
+  } else if (b.amount !== undefined && b.amount !== null) {
+    if (!Number.isInteger(b.amount)) errors.push(bad('amount', 'ERR_MODEL_TYPE', 'must be an integer amount in cents'));
+    else amount = b.amount as number;
+  }
+  if (amount !== undefined && amount <= 0) errors.push(bad(major !== undefined ? 'amountToRefund' : 'amount', 'ERR_MODEL_RANGE', 'must be greater than 0'));
+  const key = b.idempotencyKey ?? headerKey;
+  if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 200)) errors.push(bad('idempotencyKey', 'ERR_MODEL_FORMAT', 'must be a string of 1 to 200 characters'));
+  const message = typeof b.refundMessage === 'string' ? b.refundMessage.slice(0, 500) : undefined;
+  if (errors.length) throw new RescuedError('ERR_MODEL_INVALID', undefined, errors);
+  return { amount, idempotencyKey: key as string | undefined, message };
+}
+
+export interface RefundAnswer {
+  refund: RefundRow;
+  order: OrderRow;
+  replayed: boolean;
+}
+
+export async function refundOrder(deps: OrderDeps, merchantId: string, orderSessionKey: string, input: RefundInput): Promise<RefundAnswer> {
+  const reserved = await deps.db.transaction(async (tx) => {
+    const o = await lockOrder(tx, merchantId, orderSessionKey);
+    if (!o) throw new RescuedError('ERR_HTTP_NOT_FOUND', 'No such order.');
+    if (o.status !== 'APPROVED' || !o.confirmationId) throw new RescuedError('ERR_API_NOT_REFUNDABLE', `The order is ${o.status}; only an APPROVED order can be refunded.`);
+    const amount = input.amount ?? o.amount - o.refundedAmount;
+    const key = `${amount}:${input.idempotencyKey ?? ''}`;
+    const existing = await findRefund(tx, o.id, key);
+    if (existing) return { order: o, refund: existing, replayed: true };
+    if (amount <= 0 || o.refundedAmount + amount > o.amount) {
+      throw new RescuedError('ERR_API_REFUND_EXCEEDS_CAPTURED', `Captured ${o.amount}, already refunded ${o.refundedAmount} (minor units); ${amount} is more than is left.`);
+    }
+    const refund = { id: randomUUID(), orderSessionKey: o.id, merchantId, amount, idempotencyKey: key, status: 'SUCCESS' as const, message: input.message ?? null, processorRef: null, createdAt: deps.clock.now() };
+    await reserveRefund(tx, refund);
+    return { order: { ...o, refundedAmount: o.refundedAmount + amount }, refund, replayed: false };
+  });
+  if (reserved.replayed) return reserved;
+  return settle(deps, reserved.order, reserved.refund);
+}
+
+async function settle(deps: OrderDeps, o: OrderRow, r: RefundRow): Promise<RefundAnswer> {
+  let res;
+  try {
+    res = await callProcessor(() => processorOf(deps).refund({ idempotencyKey: `refund:${r.id}`, reference: o.id, processorRef: o.confirmationId!, amount: r.amount, currency: o.currency }));
+  } catch (err) {
+    await deps.db.transaction((tx) => dropRefund(tx, r));
+    throw err;
+  }
+  if (!res.approved) {
+    await deps.db.transaction((tx) => failRefund(tx, r, `declined ${res.responseCode}`));
+    throw new RescuedError('ERR_API_REFUND_DECLINED', `The processor refused the refund (${res.responseCode}).`);
+  }
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    await settleRefund(tx, r.id, res.processorRef);
+    await enqueueOrderEvent(tx, {
+      type: 'order.refunded', merchantId: o.merchantId, orderSessionKey: o.id, orderId: o.orderId, status: o.status, reason: o.statusReason,
+      amount: o.amount, currency: o.currency, attempts: o.attemptCount, confirmationId: o.confirmationId, refundedAmount: o.refundedAmount,
+      isTestMode: deps.mode === 'sandbox', at: now,
+    });
+  });
+  return { order: o, refund: { ...r, processorRef: res.processorRef }, replayed: false };
+}

@@ -1,0 +1,71 @@
+// The results file outbound/<name>.results.json (DESIGN.md §2): once every accepted order of a
+// batch is final, one record per entry in sequenceNumber order, and a summary. Records are
+// streamed a page at a time to a temporary file — a batch of a million orders never sits in
+// memory — and the file appears under its final name only by rename. Never a card number.
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { DbOrTx as Tx } from '../db/client.ts';
+import { batchResultPage, type ResultRow } from '../db/queries/batch-results.ts';
+import { tmpPathFor } from '../tmp-name.ts';
+
+
+export const resultsName = (file: string) => `${file}.results.json`;
+
+export interface ResultsBatch {
+  id: string;
+  fileName: string;
+  receivedAt: Date;
+}
+
+export interface ResultsSummary {
+  path: string;
+  records: number;
+  counts: Record<string, number>;
+}
+
+const PAGE = 1000;
+
+function record(r: ResultRow) {
+  return {
+    sequenceNumber: r.sequenceNumber,
+    orderId: r.orderId,
+    orderSessionKey: r.orderSessionKey,
+    status: r.status,
+    reason: r.reason,
+    attempts: r.attempts,
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+    confirmationId: r.confirmationId,
+  };
+}
+
+export async function writeResultsFile(db: Tx, outboundDir: string, batch: ResultsBatch, now: Date): Promise<ResultsSummary> {
+  await mkdir(outboundDir, { recursive: true, mode: 0o750 });
+  const finalPath = join(outboundDir, resultsName(batch.fileName));
+  const tmpPath = tmpPathFor(outboundDir, resultsName(batch.fileName));
+  const out = createWriteStream(tmpPath, { mode: 0o640 });
+  const counts: Record<string, number> = {};
+  let records = 0;
+  try {
+    out.write('{"results":[');
+    for (let after = -1; ; ) {
+      const page = await batchResultPage(db, batch.id, after, PAGE);
+      for (const r of page) {
+        counts[r.status] = (counts[r.status] ?? 0) + 1;
+        if (!out.write(`${records++ ? ',' : ''}\n${JSON.stringify(record(r))}`)) await once(out, 'drain');
+      }
+      if (page.length < PAGE) break;
+      after = page.at(-1)!.sequenceNumber ?? after;
+    }
+    const summary = { file: batch.fileName, batchId: batch.id, receivedAt: batch.receivedAt.toISOString(), writtenAt: now.toISOString(), total: records, counts };
+    out.end(`${records ? '\n' : ''}],${JSON.stringify(summary).slice(1)}\n`);
+    await once(out, 'finish');
+    await rename(tmpPath, finalPath);
+  } catch (err) {
+    out.destroy();
+    await rm(tmpPath, { force: true });
+    throw err;
+  }
+  return { path: finalPath, records, counts };
+}

@@ -1,0 +1,129 @@
+// The engine's grouped database work: attempts answered together are recorded together with
+// their outbox events and deliveries; within one group an order cancelled meanwhile is voided
+// and one whose lease another instance took is left to it; a claim that holds two orders of
+// one card with room for one attempt sends one and re-plans the other without an attempt row.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq, inArray } from 'drizzle-orm';
+import { DB_KINDS, silentLog } from '../../helpers/db.ts';
+import { engineConfig, engineFixture, insertTestOrders, type EngineFixture } from '../../helpers/engine.ts';
+import { ManualClock } from '../../../src/clock.ts';
+import { attempts, orders, processorCalls, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../../src/db/schema.ts';
+import { createEngine } from '../../../src/engine/index.ts';
+import { createSandboxProcessor } from '../../../src/processors/sandbox.ts';
+import type { Processor } from '../../../src/processors/types.ts';
+import { sandboxTestCards } from '../../../src/vault/test-cards.ts';
+
+const T0 = new Date('2026-03-02T10:00:00Z');
+const EXPIRY = new Date('2026-03-30T00:00:00Z');
+const card = (n: string) => sandboxTestCards().find(n)!;
+
+describe.each(DB_KINDS)('grouped attempts on %s', (kind) => {
+  let f: EngineFixture;
+  let clock: ManualClock;
+  const config = engineConfig;
+
+  beforeAll(async () => {
+    f = await engineFixture(kind, { poolSize: 8 });
+    clock = new ManualClock(T0);
+    // Every merchant has an endpoint row; with a URL its events get deliveries.
+    await f.db.update(webhookEndpoints).set({ url: 'http://127.0.0.1:9/hooks' }).where(eq(webhookEndpoints.merchantId, f.merchantId));
+  });
+  afterAll(() => f.close());
+
+  async function pending(number: string, n: number): Promise<string[]> {
+    const token = await f.tokenOf(number);
+    return insertTestOrders(
+      f.db,
+      Array.from({ length: n }, () => ({ card: card(number), token, merchantId: f.merchantId, createdAt: new Date(T0.getTime() - 86_400_000), expiresAt: EXPIRY, status: 'PENDING' as const, nextAttemptAt: T0 })),
+    );
+  }
+
+  /** Lets a test act inside the processor call of some keys (before the sandbox answers). */
+  function hooked(during: (key: string) => Promise<void>): { p: Processor; voids: string[]; keys: string[] } {
+    const inner = createSandboxProcessor({ db: f.db, vault: f.vault, clock });
+    const voids: string[] = [];
+    const keys: string[] = [];
+    return {
+      voids,
+      keys,
+      p: {
+        name: inner.name,
+        async authorize(r) {
+          keys.push(r.idempotencyKey);
+          await during(r.idempotencyKey);
+          return inner.authorize(r);
+        },
+        refund: (r) => inner.refund(r),
+        async void(r) {
+          voids.push(r.processorRef);
+          return inner.void(r);
+        },
+      },
+    };
+  }
+
+  it('records answers that arrive together, each with its event and delivery', async () => {
+    clock.set(T0);
+    const approved = await pending('4242424242424242', 6);
+    const declined = await pending('4000000000000002', 6);
+    const ids = [...approved, ...declined];
+    const engine = createEngine({ db: f.db, processor: createSandboxProcessor({ db: f.db, vault: f.vault, clock }), clock, log: silentLog, config: config({ concurrency: 12, claimBatchSize: 12 }) });
+    expect(await engine.runOnce()).toBe(12);
+    const rows = await f.db.select().from(orders).where(inArray(orders.id, ids));
+    expect(rows.filter((o) => approved.includes(o.id)).map((o) => [o.status, o.attemptCount, o.leaseOwner])).toEqual(approved.map(() => ['APPROVED', 1, null]));
+    // Declined (05, soft) and re-planned: back to PENDING at a later time, not held.
+    for (const o of rows.filter((r) => declined.includes(r.id))) {
+      expect(o).toMatchObject({ status: 'PENDING', attemptCount: 1, leaseOwner: null });
+      expect(o.nextAttemptAt!.getTime()).toBeGreaterThan(T0.getTime());
+    }
+    const tried = await f.db.select().from(attempts).where(inArray(attempts.orderSessionKey, ids));
+    expect(tried.map((a) => a.status).sort()).toEqual([...approved.map(() => 'approved'), ...declined.map(() => 'declined')].sort());
+    expect(tried.filter((a) => a.status === 'declined').every((a) => a.responseCode === '05' && a.declineClass !== null)).toBe(true);
+    const events = await f.db.select().from(webhookEvents).where(inArray(webhookEvents.orderSessionKey, ids));
+    expect(events.map((e) => e.orderSessionKey).sort()).toEqual([...approved].sort());
+    expect(events.every((e) => e.type === 'order.completed')).toBe(true);
+    const deliveries = await f.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, events.map((e) => e.id)));
+    expect(deliveries).toHaveLength(approved.length);
+    expect(deliveries.every((d) => d.status === 'pending')).toBe(true);
+  });
+
+  it('in one group, voids the approval of an order cancelled meanwhile and leaves one taken by another instance', async () => {
+    clock.set(T0);
+    const ids = await pending('5555555555554444', 5);
+    const [cancelled, taken] = ids as [string, string];
+    const h = hooked(async (key) => {
+      if (key.startsWith(cancelled)) await f.db.update(orders).set({ status: 'CANCELLED', statusReason: 'cancelled_by_merchant', finishedAt: clock.now() }).where(eq(orders.id, cancelled));
+      if (key.startsWith(taken)) await f.db.update(orders).set({ leaseOwner: 'another-instance' }).where(eq(orders.id, taken));
+    });
+    const engine = createEngine({ db: f.db, processor: h.p, clock, log: silentLog, config: config({ concurrency: 5, claimBatchSize: 5 }), instanceId: 'this-instance' });
+    expect(await engine.runOnce()).toBe(4); // three approved, one voided; the taken one is not ours to record
+    const byId = new Map((await f.db.select().from(orders).where(inArray(orders.id, ids))).map((o) => [o.id, o]));
+    expect(byId.get(cancelled)).toMatchObject({ status: 'CANCELLED', attemptCount: 1, confirmationId: null });
+    expect(byId.get(taken)).toMatchObject({ status: 'PROCESSING', attemptCount: 0, leaseOwner: 'another-instance' });
+    for (const id of ids.slice(2)) expect(byId.get(id)).toMatchObject({ status: 'APPROVED', attemptCount: 1 });
+    const rows = new Map((await f.db.select().from(attempts).where(inArray(attempts.orderSessionKey, ids))).map((a) => [a.orderSessionKey, a]));
+    expect(rows.get(cancelled)).toMatchObject({ status: 'voided', reason: 'voided_after_cancel' });
+    expect(rows.get(taken)).toMatchObject({ status: 'in_flight' });
+    expect(h.voids).toEqual([rows.get(cancelled)!.processorRef]);
+    // The taken order's answer is stored: its holder gets the same answer for the same key.
+    expect(await f.db.select().from(processorCalls).where(eq(processorCalls.reference, taken))).toHaveLength(1);
+  });
+
+  it('of two orders of one card claimed together with room for one attempt, sends one and re-plans the other', async () => {
+    clock.set(T0);
+    const ids = await pending('4000000000000010', 2);
+    const h = hooked(async () => {});
+    const engine = createEngine({ db: f.db, processor: h.p, clock, log: silentLog, config: config({ visaMaxReattemptsPer30Days: 1 }) });
+    expect(await engine.runOnce()).toBe(1);
+    expect(h.keys).toHaveLength(1);
+    const sent = h.keys[0]!.split(':')[0]!;
+    const other = ids.find((id) => id !== sent)!;
+    expect(ids).toContain(sent);
+    expect(await f.db.select().from(orders).where(eq(orders.id, sent))).toMatchObject([{ status: 'APPROVED', attemptCount: 1 }]);
+    expect(await f.db.select().from(attempts).where(eq(attempts.orderSessionKey, other))).toEqual([]);
+    const [o] = await f.db.select().from(orders).where(eq(orders.id, other));
+    expect(o!.status === 'PENDING' || o!.status === 'EXPIRED').toBe(true);
+    expect(o).toMatchObject({ attemptCount: 0, leaseOwner: null });
+    if (o!.status === 'PENDING') expect(o!.nextAttemptAt!.getTime()).toBeGreaterThan(T0.getTime());
+  });
+});
