@@ -2,12 +2,8 @@
 // streamed to a temporary file as they are found — a million bad entries must not sit in
 // memory — and the summary is written after them (JSON key order carries no meaning). The
 // file appears under its final name only by rename, so a merchant never reads half an ack.
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import type { FieldError } from '../errors.ts';
-import { tmpPathFor } from '../tmp-name.ts';
+import { AtomicFile } from '../atomic-file.ts';
 
 export type AckStatus = 'accepted' | 'partially_accepted' | 'rejected';
 
@@ -42,16 +38,11 @@ export interface AckSummary {
 export const ackName = (file: string) => `${file}.ack.json`;
 
 export class AckWriter {
-  private readonly tmpPath: string;
-  private readonly finalPath: string;
-  private readonly out: WriteStream;
+  private readonly file: AtomicFile;
   private rejected = 0;
 
   constructor(outboundDir: string, file: string) {
-    this.finalPath = join(outboundDir, ackName(file));
-    this.tmpPath = tmpPathFor(outboundDir, ackName(file));
-    this.out = createWriteStream(this.tmpPath, { mode: 0o640 });
-    this.out.write('{"rejected":[');
+    this.file = new AtomicFile(outboundDir, ackName(file));
   }
 
   get rejectedCount(): number {
@@ -59,24 +50,20 @@ export class AckWriter {
   }
 
   async reject(entry: RejectedEntry): Promise<void> {
-    const ok = this.out.write(`${this.rejected++ ? ',' : ''}\n${JSON.stringify(entry)}`);
-    if (!ok) await once(this.out, 'drain');
+    await this.file.write(`${this.rejected++ ? ',' : '{"rejected":['}\n${JSON.stringify(entry)}`);
   }
 
   /** Writes the summary and closes the temporary file; `publish` then renames it into place. */
   async finish(summary: AckSummary): Promise<void> {
     const body = JSON.stringify(summary);
-    this.out.end(`${this.rejected ? '\n' : ''}],${body.slice(1)}\n`);
-    await once(this.out, 'finish');
+    await this.file.end(`${this.rejected ? '\n' : '{"rejected":['}],${body.slice(1)}\n`);
   }
 
-  async publish(): Promise<string> {
-    await rename(this.tmpPath, this.finalPath);
-    return this.finalPath;
+  publish(): Promise<string> {
+    return this.file.publish();
   }
 
-  async discard(): Promise<void> {
-    this.out.destroy();
-    await rm(this.tmpPath, { force: true });
+  discard(): Promise<void> {
+    return this.file.discard();
   }
 }

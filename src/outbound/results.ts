@@ -2,13 +2,10 @@
 // batch is final, one record per entry in sequenceNumber order, and a summary. Records are
 // streamed a page at a time to a temporary file — a batch of a million orders never sits in
 // memory — and the file appears under its final name only by rename. Never a card number.
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { once } from 'node:events';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import type { DbOrTx as Tx } from '../db/client.ts';
 import { batchResultPage, type ResultRow } from '../db/queries/batch-results.ts';
-import { tmpPathFor } from '../tmp-name.ts';
+import { AtomicFile } from '../atomic-file.ts';
 
 
 export const resultsName = (file: string) => `${file}.results.json`;
@@ -42,30 +39,26 @@ function record(r: ResultRow) {
 
 export async function writeResultsFile(db: Tx, outboundDir: string, batch: ResultsBatch, now: Date): Promise<ResultsSummary> {
   await mkdir(outboundDir, { recursive: true, mode: 0o750 });
-  const finalPath = join(outboundDir, resultsName(batch.fileName));
-  const tmpPath = tmpPathFor(outboundDir, resultsName(batch.fileName));
-  const out = createWriteStream(tmpPath, { mode: 0o640 });
+  const out = new AtomicFile(outboundDir, resultsName(batch.fileName));
   const counts: Record<string, number> = {};
   let records = 0;
   try {
-    out.write('{"results":[');
+    await out.write('{"results":[');
     for (let after = -1; ; ) {
       const page = await batchResultPage(db, batch.id, after, PAGE);
       for (const r of page) {
         counts[r.status] = (counts[r.status] ?? 0) + 1;
-        if (!out.write(`${records++ ? ',' : ''}\n${JSON.stringify(record(r))}`)) await once(out, 'drain');
+        await out.write(`${records++ ? ',' : ''}\n${JSON.stringify(record(r))}`);
       }
       if (page.length < PAGE) break;
       after = page.at(-1)!.sequenceNumber ?? after;
     }
     const summary = { file: batch.fileName, batchId: batch.id, receivedAt: batch.receivedAt.toISOString(), writtenAt: now.toISOString(), total: records, counts };
-    out.end(`${records ? '\n' : ''}],${JSON.stringify(summary).slice(1)}\n`);
-    await once(out, 'finish');
-    await rename(tmpPath, finalPath);
+    await out.end(`${records ? '\n' : ''}],${JSON.stringify(summary).slice(1)}\n`);
+    await out.publish();
   } catch (err) {
-    out.destroy();
-    await rm(tmpPath, { force: true });
+    await out.discard();
     throw err;
   }
-  return { path: finalPath, records, counts };
+  return { path: out.path, records, counts };
 }
