@@ -14,7 +14,7 @@ import * as schema from './schema.ts';
 import { lockDataDir } from './lock.ts';
 import type { Logger } from '../log.ts';
 import { preparingClient } from './prepared.ts';
-import { noDelaySockets } from './socket.ts';
+import { connectionTarget, noDelaySockets } from './socket.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -85,7 +85,8 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
 async function migrateServer(url: string, log: Logger): Promise<void> {
   // One dedicated connection: an advisory lock belongs to a session, and the pool would
   // hand the unlock to another one.
-  const conn = postgres(url, { max: 1, onnotice: () => {} });
+  const target = connectionTarget(url);
+  const conn = postgres(target.url, { max: 1, onnotice: () => {}, ...(target.path ? { path: target.path } : {}) });
   try {
     await conn`select pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
     await migratePostgres(drizzlePostgres({ client: conn, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
@@ -97,7 +98,9 @@ async function migrateServer(url: string, log: Logger): Promise<void> {
 }
 
 function openPostgres(opts: DatabaseOptions): Database {
-  const client = postgres(opts.url, {
+  const target = connectionTarget(opts.url);
+  const client = postgres(target.url, {
+    ...(target.path ? { path: target.path } : {}),
     max: opts.poolSize,
     // Errors must never echo bound parameters (they may hold card data) into a log line.
     debug: false,

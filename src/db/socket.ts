@@ -55,3 +55,19 @@ export function noDelaySockets(): (options: SocketOptions) => Promise<net.Socket
     throw lastError;
   };
 }
+
+/**
+ * libpq names a Unix socket by a folder in the URL's query, as in
+ * `postgres://rescued@/rescued?host=/var/run/postgresql`; postgres-js would send that `host` to
+ * the server as a setting and fail. Here it becomes the driver's `path` option (the socket
+ * file in that folder for the URL's port) and leaves the URL.
+ */
+export function connectionTarget(url: string): { url: string; path?: string } {
+  if (!/[?&]host=(\/|%2f)/i.test(url)) return { url };
+  // WHATWG URLs (postgres-js parses with them too) need the host libpq lets one leave out;
+  // with a socket it is never used.
+  const u = new URL(url.replace(/^([a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?)(?=[:/?#]|$)/i, '$1localhost'));
+  const folder = u.searchParams.get('host')!.replace(/\/+$/, '');
+  u.searchParams.delete('host');
+  return { url: u.toString(), path: `${folder}/.s.PGSQL.${u.port || '5432'}` };
+}

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sql } from 'drizzle-orm';
-import { MIGRATIONS_FOLDER } from '../../../src/db/client.ts';
-import { DB_KINDS, freshDatabase } from '../../helpers/db.ts';
+import { MIGRATIONS_FOLDER, openDatabase } from '../../../src/db/client.ts';
+import { createServerDatabase, DB_KINDS, freshDatabase, silentLog } from '../../helpers/db.ts';
 
 const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];
 
@@ -36,6 +36,25 @@ describe('migrations', () => {
       expect(request?.c).toBe(kind === 'postgres' ? 'l' : '');
     } finally {
       await t.dispose();
+    }
+  });
+
+  it.each(DB_KINDS.filter((k) => k === 'postgres'))('apply on %s through its Unix socket, named as libpq names it (?host=/folder)', async () => {
+    const { url, drop } = await createServerDatabase();
+    const tcp = await openDatabase({ url, poolSize: 1, log: silentLog });
+    const [setting] = rowsOf(await tcp.db.execute(sql`select current_setting('unix_socket_directories') as dirs`));
+    await tcp.close();
+    const folder = String(setting?.dirs).split(',')[0]!.trim();
+    const u = new URL(url);
+    const database = await openDatabase({ url: `postgres://${u.username}@:${u.port || 5432}${u.pathname}?host=${folder}`, poolSize: 2, log: silentLog });
+    try {
+      await database.migrate();
+      const [row] = rowsOf(await database.db.execute(sql`select inet_client_addr() as addr, current_database() as db, to_regclass('orders')::text as orders`));
+      // No client address: the session came through the socket, not over TCP.
+      expect(row).toEqual({ addr: null, db: u.pathname.slice(1), orders: 'orders' });
+    } finally {
+      await database.close();
+      await drop();
     }
   });
 });

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { noDelaySockets } from '../../../src/db/socket.ts';
+import { connectionTarget, noDelaySockets } from '../../../src/db/socket.ts';
 
 function listen(server: net.Server, where: number | string): Promise<void> {
   return new Promise((resolve) => server.listen(where, () => resolve()));
@@ -58,5 +58,19 @@ describe('postgres sockets with TCP_NODELAY', () => {
 
   it('rejects with the connection error when no host answers', async () => {
     await expect(noDelaySockets()({ host: ['127.0.0.1'], port: [closedPort], connect_timeout: 5 })).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
+
+describe('connection targets', () => {
+  it('turns a libpq socket folder (?host=/dir) into the socket file for the URL\'s port', () => {
+    expect(connectionTarget('postgres://rescued@/rescued?host=/var/run/postgresql')).toEqual({ url: 'postgres://rescued@localhost/rescued', path: '/var/run/postgresql/.s.PGSQL.5432' });
+    expect(connectionTarget('postgres://rescued:pw@:6543/db?host=%2Ftmp%2F&sslmode=disable')).toEqual({ url: 'postgres://rescued:pw@localhost:6543/db?sslmode=disable', path: '/tmp/.s.PGSQL.6543' });
+    expect(connectionTarget('postgres:///db?host=/run/pg')).toEqual({ url: 'postgres://localhost/db', path: '/run/pg/.s.PGSQL.5432' });
+  });
+
+  it('leaves a TCP URL alone, with any other query', () => {
+    for (const url of ['postgres://postgres@127.0.0.1:5432/test', 'postgres://u@db1,db2/x?sslmode=require', 'postgres://u@h/x?host=db.internal']) {
+      expect(connectionTarget(url)).toEqual({ url });
+    }
   });
 });
