@@ -1,75 +1,24 @@
 // The wiring file: builds the stages from the configuration, starts them in a fixed order
 // and stops them in reverse. The first SIGTERM/SIGINT drains (the side-port answers 503 and
 // in-flight work finishes within shutdown.drainTimeoutMs); a second one forces the exit.
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { ResolvedConfig } from './config/index.ts';
 import type { Logger } from './log.ts';
-import { openDatabase, pgliteDirFor, type Database } from './db/client.ts';
-import { isMerchantActive } from './db/queries/merchant-status.ts';
-import { keyRingFrom, type KeyRing } from './vault/cipher.ts';
-import { createTokenService, type TokenService } from './auth/tokens.ts';
+import { openCore, type Core } from './core.ts';
 import { authenticateClient } from './auth/authenticate-client.ts';
-import { createMerchantService, type MerchantService } from './merchants/service.ts';
+import { createFailureThrottle } from './auth/failure-throttle.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { build } from './http/app.ts';
 import { createApiDeps } from './http/api.ts';
 import { createProcessor } from './processors/index.ts';
 import { startEngineStage } from './engine/stage.ts';
 import { startSftp, type SftpStage } from './sftp/server.ts';
-import { createVault, type Vault } from './vault/service.ts';
-import { sandboxTestCards } from './vault/test-cards.ts';
 import { createTokenizationKeyAuthenticator } from './auth/tokenization-key.ts';
 import { createIntakeStage } from './intake/stage.ts';
 import { userDirs } from './sftp/paths.ts';
 import { startWebhooksStage } from './webhooks/stage.ts';
-
-export interface Core {
-  config: ResolvedConfig;
-  log: Logger;
-  database: Database;
-  /** The vault key ring (cards, webhook secrets). */
-  keyRing: KeyRing;
-  /** The card vault: tokenize, reveal, tokenizeAtEdge. */
-  vault: Vault;
-  tokens: TokenService;
-  merchants: MerchantService;
-}
-
-/** Storage and the services every command needs; the CLI uses this without the daemon's stages. */
-export async function openCore(config: ResolvedConfig, log: Logger): Promise<Core> {
-  const database = await openDatabase({
-    url: config.database.url,
-    pgliteDir: pgliteDirFor(config.dataDir),
-    poolSize: config.database.poolSize,
-    log: log.child({ component: 'db' }),
-  });
-  try {
-    await database.migrate();
-  } catch (err) {
-    await database.close();
-    throw err;
-  }
-  const keyRing = keyRingFrom(config.vault.keys, config.vault.activeKeyId);
-  const tokens = createTokenService({
-    signingKeys: config.auth.signingKeys,
-    activeSigningKeyId: config.auth.activeSigningKeyId,
-    issuer: config.auth.issuer,
-    lifetimeSeconds: config.auth.tokenLifetimeSeconds,
-    isMerchantActive: (id) => isMerchantActive(database.db, id),
-  });
-  const merchants = createMerchantService({ db: database.db, vault: keyRing, mode: config.mode });
-  const vault = createVault({
-    db: database.db,
-    ring: keyRing,
-    fingerprintKey: config.vault.fingerprintKey,
-    mode: config.mode,
-    testCards: config.mode === 'sandbox' ? sandboxTestCards() : undefined,
-    // PGlite runs one statement at a time; a server takes several, up to half the pool.
-    writeConcurrency: database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(config.database.poolSize / 2)),
-  });
-  return { config, log, database, keyRing, vault, tokens, merchants };
-}
 
 interface Stage {
   name: string;
@@ -120,17 +69,19 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
       tokens: core.tokens,
       authenticateClient: (id, secret) => authenticateClient(core.database.db, id, secret),
       authenticateTokenizationKey: createTokenizationKeyAuthenticator(core.database.db),
+      authThrottle: createFailureThrottle(config.auth),
       vault: core.vault,
       pingDatabase: () => core.database.ping(),
       bodyLimitBytes: config.http.bodyLimitBytes,
       trustProxy: config.http.trustProxy,
+      tls: config.http.tlsCertFile ? { cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile) } : undefined,
       isDraining: () => draining,
       api: createApiDeps({ db: core.database.db, vault: core.vault, processor, mode: config.mode, log, config: config.api }),
     });
     await http.listen({ host: config.http.host, port: config.http.port });
     stages.push({ name: 'http', stop: () => http.close() });
     const address = http.server.address() as AddressInfo;
-    const httpBase = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    const httpBase = `${config.http.tlsCertFile ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     log.info({ stage: 'http', address: httpBase }, 'stage started');
 
     if (config.mode === 'sandbox') await ensureDemoMerchant(core, httpBase, sftp);

@@ -5,12 +5,10 @@ import { MODEL_ERRORS } from './domain/codes.ts';
 import { INTAKE_ERRORS } from './intake/codes.ts';
 import { WEBHOOK_ERRORS } from './webhooks/codes.ts';
 import { API_ERRORS } from './http/codes.ts';
+import type { ErrorSpec, FieldError } from './error-types.ts';
 
-export interface ErrorSpec {
-  readonly status: number;
-  readonly retryable: boolean;
-  readonly message: string;
-}
+export type { ErrorSpec, FieldError } from './error-types.ts';
+
 
 const CORE_ERRORS = {
   ERR_CONFIG_INVALID: { status: 500, retryable: false, message: 'The configuration is invalid.' },
@@ -19,6 +17,7 @@ const CORE_ERRORS = {
   ERR_AUTH_UNSUPPORTED_GRANT_TYPE: { status: 400, retryable: false, message: 'Only grant_type=client_credentials is supported.' },
   ERR_AUTH_TOKEN_MISSING: { status: 401, retryable: false, message: 'The request carries no bearer token.' },
   ERR_AUTH_TOKEN_INVALID: { status: 401, retryable: false, message: 'The bearer token is invalid, expired or not for this merchant.' },
+  ERR_AUTH_TOO_MANY_FAILURES: { status: 429, retryable: true, message: 'Too many failed authentications from this client or address; retry after the time in Retry-After.' },
   ERR_HTTP_NOT_FOUND: { status: 404, retryable: false, message: 'No such resource.' },
   ERR_HTTP_METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'This method is not allowed on this path.' },
   ERR_HTTP_BODY_INVALID: { status: 400, retryable: false, message: 'The request body is not valid JSON or form data.' },
@@ -39,13 +38,6 @@ const CORE_ERRORS = {
 
 export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS, ...INTAKE_ERRORS, ...API_ERRORS, ...WEBHOOK_ERRORS } as const satisfies Record<string, ErrorSpec>;
 export type ErrorCode = keyof typeof ERRORS;
-
-/** One problem with one input field: what the merchant sees in `errors[]`. */
-export interface FieldError {
-  field: string;
-  code: string;
-  message: string;
-}
 
 export class RescuedError extends Error {
   readonly code: ErrorCode;

@@ -1,11 +1,14 @@
 // One pino root logger; every component takes a child (`log.child({ component })`).
-// Redaction is by key name at any depth and by value shape: a digit run that looks like a
-// card number (13–19 digits, Luhn-valid) is masked to its first six and last four wherever
-// it appears, because a log line is the easiest place for a card number to escape.
+// Redaction is by key name at any depth and by value shape (src/scrub.ts): a digit run that
+// looks like a card number (13–19 digits, Luhn-valid) is masked to its first six and last
+// four, a CVV next to its name or to a card number is redacted, wherever it appears, because
+// a log line is the easiest place for a card number to escape. Database errors log the
+// statement's name and code, never its parameters.
 import pino, { type Logger, type DestinationStream } from 'pino';
-import { luhnValid, maskPan, stripPan } from './vault/pan.ts';
+import { REDACTED, databaseMessage, scrubText, stackFrames, statementName } from './scrub.ts';
 
 export type { Logger };
+export { scrubText, scrubUrl } from './scrub.ts';
 
 const SECRET_KEY_NAMES = [
     'authorization', 'cookie', 'set-cookie', 'password', 'secret', 'clientSecret', 'client_secret', 'appSecret',
@@ -16,27 +19,31 @@ const SECRET_KEY_NAMES = [
 ];
 const SECRET_KEYS = new Set(SECRET_KEY_NAMES.map((k) => k.toLowerCase()));
 
-const REDACTED = '[redacted]';
-// A digit run glued to letters or digits (a UUID's groups, a hex id) is an identifier, not a
-// card number: without these guards a mid could come out half-masked.
-const DIGIT_RUN = /(?<![0-9A-Za-z]-?)\d(?:[ -]?\d){12,18}(?!-?[0-9A-Za-z])/g;
+type DbError = Error & { query: string; params: unknown[]; cause?: unknown };
+const isQueryError = (e: Error): e is DbError => typeof (e as Partial<DbError>).query === 'string' && Array.isArray((e as Partial<DbError>).params);
+const codeOf = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
 
-/** Masks card-number-shaped digit runs inside free text. */
-export function scrubText(text: string): string {
-  if (!/\d{4}/.test(text)) return text;
-  return text.replace(DIGIT_RUN, (run) => {
-    const digits = stripPan(run);
-    if (digits.length < 13 || digits.length > 19 || !luhnValid(digits)) return run;
-    return maskPan(digits);
-  });
+/**
+ * A failed query (drizzle's DrizzleQueryError, on PGlite and PostgreSQL alike) logs as the
+ * statement's name and the database's SQLSTATE code: its message and stack spell out the
+ * whole statement with every parameter, which can be a cardholder's name, an email, a CVV.
+ */
+function scrubError(e: Error): Record<string, unknown> {
+  if (isQueryError(e)) {
+    const cause = e.cause instanceof Error ? e.cause : undefined;
+    const statement = statementName(e.query);
+    return {
+      type: 'DatabaseError', statement, code: codeOf(cause),
+      message: `${statement} failed${cause ? `: ${databaseMessage(cause.message)}` : ''}`, stack: stackFrames(e.stack),
+    };
+  }
+  return { type: e.name, message: scrubText(e.message), stack: e.stack ? scrubText(e.stack) : undefined, code: codeOf(e) };
 }
 
 function scrub(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return scrubText(value);
   if (typeof value !== 'object' || value === null || depth > 8) return value;
-  if (value instanceof Error) {
-    return { type: value.name, message: scrubText(value.message), stack: value.stack ? scrubText(value.stack) : undefined, code: (value as { code?: unknown }).code };
-  }
+  if (value instanceof Error) return scrubError(value);
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
   // Class instances (requests, sockets, buffers) are left to their serializers, which run
   // after this formatter; walking them would be slow and would copy internals into the log.

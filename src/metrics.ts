@@ -54,3 +54,10 @@ export const batchEntries = new Counter({
   labelNames: ['result'] as const,
   registers: [registry],
 });
+
+export const authThrottled = new Counter({
+  name: 'rescued_auth_throttled_total',
+  help: 'authentications refused with 429 after too many failures, by endpoint (token, tokenize)',
+  labelNames: ['endpoint'] as const,
+  registers: [registry],
+});

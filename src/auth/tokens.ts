@@ -27,9 +27,13 @@ export interface TokenServiceOptions {
   activeSigningKeyId: string;
   issuer: string;
   lifetimeSeconds: number;
-  /** Consulted on every verification (through a short cache) so a disabled merchant's tokens stop working. */
-  isMerchantActive: (merchantId: string) => Promise<boolean>;
-  /** How long a merchant's status is cached per process (default 5 s). */
+  /**
+   * Consulted on every verification (through a short cache): the client the token was issued
+   * to is not revoked and its merchant is active, so a rotated client's or a disabled
+   * merchant's tokens stop working within `activeCacheMs`, not when they expire.
+   */
+  isClientActive: (merchantId: string, clientId: string) => Promise<boolean>;
+  /** How long a client's status is cached per process (default 5 s). */
   activeCacheMs?: number;
   now?: () => number;
 }
@@ -64,11 +68,13 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
   // checked on every call, and the cache forgets everything rather than grow past its bound.
   const verified = new Map<string, { payload: JWTPayload & { mid?: unknown; mrc?: unknown }; expMs: number }>();
 
-  async function merchantActive(merchantId: string): Promise<boolean> {
-    const hit = activeCache.get(merchantId);
+  async function clientActive(merchantId: string, clientId: string): Promise<boolean> {
+    const key = `${merchantId} ${clientId}`;
+    const hit = activeCache.get(key);
     if (hit && hit.until > now()) return hit.active;
-    const active = await opts.isMerchantActive(merchantId);
-    activeCache.set(merchantId, { active, until: now() + (opts.activeCacheMs ?? ACTIVE_CACHE_MS) });
+    const active = await opts.isClientActive(merchantId, clientId);
+    if (activeCache.size >= VERIFIED_CACHE_MAX) activeCache.clear();
+    activeCache.set(key, { active, until: now() + (opts.activeCacheMs ?? ACTIVE_CACHE_MS) });
     return active;
   }
 
@@ -98,7 +104,7 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
       if (verifyOpts.expectedMid !== undefined && verifyOpts.expectedMid.toLowerCase() !== mid.toLowerCase()) {
         throw invalid('it was issued to another merchant');
       }
-      if (!(await merchantActive(mrc))) throw invalid('the merchant is disabled');
+      if (!(await clientActive(mrc, sub))) throw invalid('its client was revoked or the merchant is disabled');
       return { merchantId: mrc, mid, clientId: sub };
     },
   };
@@ -113,15 +119,14 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
             if (!key) throw new joseErrors.JWSSignatureVerificationFailed('unknown key id');
             return key;
           },
-          { issuer: opts.issuer, audience: AUDIENCE, algorithms: [ALG], currentDate: new Date(now()), typ: 'at+jwt' },
+          // exp and iat are required: a token that never expires is not one this service issues.
+          { issuer: opts.issuer, audience: AUDIENCE, algorithms: [ALG], currentDate: new Date(now()), typ: 'at+jwt', requiredClaims: ['exp', 'iat', 'sub'] },
         ));
     } catch (err) {
       throw invalid(reasonOf(err), err);
     }
-    if (typeof payload.exp === 'number') {
-      if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
-      verified.set(token, { payload, expMs: payload.exp * 1000 });
-    }
+    if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
+    verified.set(token, { payload, expMs: payload.exp! * 1000 });
     return payload;
   }
 }

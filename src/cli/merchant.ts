@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { MerchantCredentials } from '../merchants/service.ts';
-import { withCore, print } from './context.ts';
+import { withCore } from './context.ts';
 
 function credentialLines(c: MerchantCredentials): string {
   return [
@@ -29,7 +29,7 @@ export function merchantCommands(program: Command): void {
     .option('--site-url <url>', 'URL of the first site')
     .option('--json', 'print JSON')
     .action((opts: { name: string; siteUrl?: string; json?: boolean }) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const creds = await core.merchants.add({ name: opts.name, siteUrl: opts.siteUrl });
         core.log.info({ mid: creds.mid, component: 'cli' }, 'merchant created');
         print(opts.json ? creds : credentialLines(creds), opts.json);
@@ -41,7 +41,7 @@ export function merchantCommands(program: Command): void {
     .description('list merchants')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const rows = await core.merchants.list();
         print(opts.json ? rows : rows.map((m) => `${m.mid}  ${m.status.padEnd(8)}  ${m.createdAt.toISOString()}  ${m.name}`).join('\n') || '(no merchants)', opts.json);
       }),
@@ -50,13 +50,13 @@ export function merchantCommands(program: Command): void {
   merchant
     .command('show <mid>')
     .description('show a merchant as JSON: sites, API client ids, webhook, SFTP keys and allowed addresses (no secrets)')
-    .action((mid: string) => withCore(program, async (core) => print(await core.merchants.show(mid), true)));
+    .action((mid: string) => withCore(program, async (core, print) => print(await core.merchants.show(mid), true)));
 
   merchant
     .command('disable <mid>')
     .description('disable a merchant: its tokens stop working within seconds, new tokens are refused')
     .action((mid: string) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         await core.merchants.disable(mid);
         core.log.info({ mid, component: 'cli' }, 'merchant disabled');
         print(`merchant ${mid} disabled`);
@@ -67,7 +67,7 @@ export function merchantCommands(program: Command): void {
     .command('add-key <mid> <publicKeyFile>')
     .description('register an OpenSSH public key for the merchant\'s SFTP user')
     .action((mid: string, file: string) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const key = await core.merchants.addKey(mid, readFileSync(file, 'utf8'));
         print(`${key.added ? 'added' : 'already registered'}: ${key.algorithm} ${key.fingerprint}${key.comment ? ` ${key.comment}` : ''}`);
       }),
@@ -77,7 +77,7 @@ export function merchantCommands(program: Command): void {
     .command('allow-ip <mid> <cidr>')
     .description('allow an SFTP source address or CIDR range for the merchant')
     .action((mid: string, cidr: string) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const res = await core.merchants.allowIp(mid, cidr);
         print(`${res.added ? 'allowed' : 'already allowed'}: ${res.cidr}`);
       }),
@@ -87,7 +87,7 @@ export function merchantCommands(program: Command): void {
     .command('set-webhook <mid> <url>')
     .description('set the URL that receives the merchant\'s webhooks (https only in production)')
     .action((mid: string, url: string) =>
-      withCore(program, async (core) => print(`webhook URL set: ${await core.merchants.setWebhook(mid, url)}`)),
+      withCore(program, async (core, print) => print(`webhook URL set: ${await core.merchants.setWebhook(mid, url)}`)),
     );
 
   merchant
@@ -95,7 +95,7 @@ export function merchantCommands(program: Command): void {
     .description('replace the webhook signing secret (the old one keeps signing beside it for 24 hours); with --api-client, replace the API client instead')
     .option('--api-client', 'rotate the OAuth2 client id and secret; the old client stops working at once')
     .action((mid: string, opts: { apiClient?: boolean }) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         if (opts.apiClient) {
           const c = await core.merchants.rotateApiSecret(mid);
           print(`API client id:     ${c.clientId}\nAPI client secret: ${c.clientSecret}\n\nShown once; the previous client no longer works.`);

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { orderAttempts, type AttemptRow } from '../db/queries/attempts.ts';
 import { findOrderByKey } from '../db/queries/order-by-key.ts';
 import { RescuedError } from '../errors.ts';
-import { withCore, print } from './context.ts';
+import { withCore } from './context.ts';
 
 type Found = NonNullable<Awaited<ReturnType<typeof findOrderByKey>>>;
 
@@ -73,7 +73,7 @@ export function orderCommands(program: Command): void {
     .description('an order with its past attempts and the planned next one, and the reason for each (no card number)')
     .option('--json', 'print JSON')
     .action((key: string, opts: { json?: boolean }) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const found = await findOrderByKey(core.database.db, key);
         if (!found) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No order with orderSessionKey ${key}.`);
         const view = orderView(found, await orderAttempts(core.database.db, found.order.id));

@@ -3,7 +3,7 @@
 // (and to interrupt): it only touches values not yet under the active key.
 import { InvalidArgumentError, type Command } from 'commander';
 import { RescuedError } from '../errors.ts';
-import { withCore, print } from './context.ts';
+import { withCore } from './context.ts';
 
 function batchSize(text: string): number {
   const n = Number(text);
@@ -20,7 +20,7 @@ export function vaultCommands(program: Command): void {
     .option('--batch-size <n>', 'rows per transaction', batchSize, 500)
     .option('--json', 'print JSON')
     .action((opts: { batchSize: number; json?: boolean }) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const { rotateVault } = await import('../vault/rotate.ts');
         const report = await rotateVault(core.database.db, core.keyRing, {
           batchSize: opts.batchSize,

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { createWebhookOperations } from '../webhooks/operations.ts';
 import type { DeliveryListing } from '../db/queries/list-webhook-deliveries.ts';
-import { withCore, print } from './context.ts';
+import { withCore } from './context.ts';
 
 function line(d: DeliveryListing): string {
   const last = d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : (d.lastError ?? '-');
@@ -22,7 +22,7 @@ export function webhookCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (default 50)', (v) => Number.parseInt(v, 10))
     .option('--json', 'print JSON')
     .action((opts: { failed?: boolean; mid?: string; limit?: number; json?: boolean }) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const rows = await createWebhookOperations(core.database.db).list(opts);
         print(opts.json ? rows : rows.map(line).join('\n') || '(no deliveries)', opts.json);
       }),
@@ -36,7 +36,7 @@ export function webhookCommands(program: Command): void {
     .option('--failed', 'with --since: only events whose deliveries are all dead')
     .option('--json', 'print JSON')
     .action((id: string | undefined, opts: { since?: string; mid?: string; failed?: boolean; json?: boolean }) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const res = await createWebhookOperations(core.database.db).replay({ id, ...opts });
         print(opts.json ? res : [`replayed ${res.replayed.length} of ${res.events} event(s)`, ...res.replayed.map((r) => `${r.deliveryId}  ${r.webhookId}`)].join('\n'), opts.json);
       }),
@@ -46,7 +46,7 @@ export function webhookCommands(program: Command): void {
     .command('enable <endpointOrMid>')
     .description('re-enable a webhook endpoint (by its id or the merchant\'s mid) disabled by a 410; its waiting deliveries go out')
     .action((ref: string) =>
-      withCore(program, async (core) => {
+      withCore(program, async (core, print) => {
         const r = await createWebhookOperations(core.database.db).enable(ref);
         print(`webhook endpoint ${r.endpointId} of ${r.mid} enabled (${r.url ?? 'no URL set'}); ${r.waiting} deliveries waiting`);
       }),

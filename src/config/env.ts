@@ -28,6 +28,11 @@ function parseValue(raw: string, schema: TSchema, name: string, key: string): un
     if (raw.trim() === '' || !Number.isFinite(n)) throw new ConfigError(key, `expected a number, got "${raw}" (from ${name})`);
     return n;
   }
+  // A boolean that may be null ("decided by the mode"): true, false or null.
+  if (Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'boolean')) {
+    if (/^null$/i.test(raw)) return null;
+    return parseValue(raw, { type: 'boolean' } as unknown as TSchema, name, key);
+  }
   if (schema.type === 'boolean') {
     if (/^(true|1|yes)$/i.test(raw)) return true;
     if (/^(false|0|no)$/i.test(raw)) return false;

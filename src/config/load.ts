@@ -1,6 +1,6 @@
 // Loads the configuration once: file (--config or RESCUED_CONFIG) → RESCUED_* overrides →
 // schema defaults and validation → secrets (generated in sandbox) → frozen, typed result.
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ConfigSchema, type Config } from './schema.ts';
@@ -62,7 +62,21 @@ export function loadConfig(opts: LoadOptions = {}): ResolvedConfig {
   applyEnv(raw, ConfigSchema, env);
   if (!validate(raw)) throw describe(validate.errors![0]!);
   const config = raw as Config;
+  checkTls(config.http);
   const dataDir = resolve(config.dataDir);
   resolveSecrets(config, dataDir);
   return deepFreeze({ ...config, dataDir, configFile: file ? resolve(file) : null });
+}
+
+/** Both files or neither, and readable now: a bad path must stop the start, not the first request. */
+function checkTls(http: Config['http']): void {
+  if (!http.tlsCertFile && !http.tlsKeyFile) return;
+  for (const key of ['tlsCertFile', 'tlsKeyFile'] as const) {
+    if (!http[key]) throw new ConfigError(`http.${key}`, 'tlsCertFile and tlsKeyFile are set together');
+    try {
+      accessSync(http[key], constants.R_OK);
+    } catch {
+      throw new ConfigError(`http.${key}`, `cannot read ${http[key]}`);
+    }
+  }
 }

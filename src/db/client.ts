@@ -42,6 +42,11 @@ export interface DatabaseOptions {
   url: string;
   /** PGlite data folder; undefined keeps PGlite in memory (tests). */
   pgliteDir?: string | undefined;
+  /**
+   * A PGlite data folder as a tarball (PGlite's `dumpDataDir`) to start from instead of
+   * an empty cluster: tests load one migrated snapshot rather than run initdb each time.
+   */
+  pgliteSnapshot?: Blob | undefined;
   poolSize: number;
   log: Logger;
 }
@@ -64,7 +69,7 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
       import('drizzle-orm/pglite'),
       import('drizzle-orm/pglite/migrator'),
     ]);
-    const client = await PGlite.create(opts.pgliteDir);
+    const client = await PGlite.create(opts.pgliteDir, opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {});
     const db = drizzlePglite({ client, schema });
     return {
       db: db as unknown as Db,

@@ -1,7 +1,7 @@
 // Codes of the request model: field-level validation errors (merged into the catalogue by
 // src/errors.ts) and warnings, which describe something the service accepted but changed
 // or ignored. Warnings are never errors, so they live in their own table.
-import type { ErrorSpec } from '../errors.ts';
+import type { ErrorSpec } from '../error-types.ts';
 
 export const MODEL_ERRORS = {
   ERR_MODEL_INVALID: { status: 400, retryable: false, message: 'The request failed validation; see errors[].' },

@@ -3,7 +3,7 @@
 // Messages are built from the schema, never from the value, so a card number or CVV can
 // never be echoed back.
 import type { ErrorObject } from 'ajv';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import type { ModelErrorCode } from './codes.ts';
 import { FORMAT_WORDS } from './formats.ts';
 import { NUMERIC_TEXT_NOTE } from './schemas/fields.ts';
@@ -60,6 +60,10 @@ function convert(e: ErrorObject): FieldError {
       return fieldError(fieldOf(e.instancePath, (e.params as { missingProperty: string }).missingProperty), 'ERR_MODEL_REQUIRED', 'is required');
     case 'minLength':
       return fieldError(fieldOf(e.instancePath), 'ERR_MODEL_REQUIRED', 'must not be empty');
+    case 'maxLength':
+      return fieldError(fieldOf(e.instancePath), 'ERR_MODEL_FORMAT', `must be at most ${(e.params as { limit: number }).limit} characters`);
+    case 'maxItems':
+      return fieldError(fieldOf(e.instancePath), 'ERR_MODEL_FORMAT', `must have at most ${(e.params as { limit: number }).limit} items`);
     case 'type': {
       const type = String((e.params as { type: string }).type);
       const hint = type === 'integer' ? integerHint(parent) : '';

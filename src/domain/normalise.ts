@@ -12,7 +12,7 @@
 // extra fields, and rejecting a rescue for one would lose the rescue, while the warning
 // lets a merchant spot a misspelt field. They are never stored.
 import type { TSchema } from '@sinclair/typebox';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { MODEL_WARNINGS } from './codes.ts';
 import { toCalendarDate, toUtcDateTime } from './dates.ts';
 import { countryCodeFromName } from './reference.ts';

@@ -3,7 +3,7 @@
 // the normalised input whether or not the schema passed, so every problem of an entry is
 // reported at once; each rule looks only at values of the right type (a wrong type is
 // already the schema's error).
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { MODEL_WARNINGS } from './codes.ts';
 import { fieldError } from './field-errors.ts';
 import { isCardNumber } from './formats.ts';

@@ -4,7 +4,7 @@
 // must be present and well-formed; any other problem becomes a warning (keeping its
 // ERR_MODEL_* code, so the merchant can look it up) and the offending field is left out of
 // the value. A missing field is not a problem at all: everything else is optional.
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { ROOT_FIELD } from './field-errors.ts';
 import { TRANSMIT_REQUIRED } from './schemas/transmit.ts';
 

@@ -5,7 +5,7 @@
 // value may share the objects that needed no normalising with it (the caller drops the
 // parsed input anyway, so nothing is copied for nothing).
 import type { ValidateFunction } from 'ajv';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { compile } from './formats.ts';
 import { fromAjv } from './field-errors.ts';
 import { coercers, makeNormaliser } from './normalise.ts';

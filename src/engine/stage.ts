@@ -1,6 +1,6 @@
 // The engine as a daemon stage: built from the configuration, started after intake and
 // before the HTTP side-port; stopping it drains the attempts in flight.
-import type { Core } from '../daemon.ts';
+import type { Core } from '../core.ts';
 import { systemClock } from '../clock.ts';
 import type { Processor } from '../processors/types.ts';
 import { sftpRootDir, userDirs } from '../sftp/paths.ts';

@@ -2,12 +2,14 @@
 // runs (bearer token, then the merchant's rate limit), and the registration of its routes.
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import type { OrderDeps } from '../orders/deps.ts';
+import type { ApiDeps, Guarded } from './guard.ts';
 import { cachedEdge } from '../orders/card-cache.ts';
-import { createTransmitBuffer, type TransmitBuffer } from '../orders/transmit.ts';
+import { createTransmitBuffer } from '../orders/transmit.ts';
+import { createOwnIdsCheck } from '../orders/own-ids.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { Config } from '../config/index.ts';
-import { createRateLimiter, type RateLimitSettings } from './rate-limit.ts';
+import { createRateLimiter } from './rate-limit.ts';
 import { evaluateRoutes } from './routes/evaluate.ts';
 import { challengeRoutes } from './routes/challenge.ts';
 import { transmitRoutes } from './routes/transmit.ts';
@@ -15,21 +17,6 @@ import { outcomeRoutes } from './routes/outcome.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { refundRoutes } from './routes/refund.ts';
 import { cancelRoutes } from './routes/cancel.ts';
-
-export interface ApiDeps {
-  orders: OrderDeps;
-  transmits: TransmitBuffer;
-  rateLimit: RateLimitSettings;
-  docsEnabled: boolean;
-  metricsEnabled: boolean;
-}
-
-export interface Guarded {
-  deps: ApiDeps;
-  preHandler: preHandlerHookHandler[];
-}
-
-export const BEARER = [{ bearerAuth: [] }];
 
 export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const limit = createRateLimiter(deps.orders.db, deps.orders.clock, deps.rateLimit);
@@ -58,11 +45,15 @@ export interface ApiDepsInput {
 export function createApiDeps(i: ApiDepsInput): ApiDeps {
   const clock = i.clock ?? systemClock;
   const log = i.log.child({ component: 'api' });
+  const ownIds = createOwnIdsCheck(i.db);
   return {
-    orders: { db: i.db, vault: cachedEdge(i.vault), processor: i.processor, mode: i.mode, clock, log, settings: i.config },
-    transmits: createTransmitBuffer({ db: i.db, clock, log, mode: i.mode, settings: i.config }),
+    orders: { db: i.db, vault: cachedEdge(i.vault), processor: i.processor, mode: i.mode, clock, log, settings: i.config, ownIds },
+    transmits: createTransmitBuffer({ db: i.db, clock, log, mode: i.mode, settings: i.config, ownIds }),
     rateLimit: i.config,
-    docsEnabled: i.config.docsEnabled,
-    metricsEnabled: i.config.metricsEnabled,
+    // Production keeps its surface small: the reference only when asked for, metrics only
+    // behind their own token (README, Security).
+    docsEnabled: i.config.docsEnabled ?? i.mode === 'sandbox',
+    metricsEnabled: i.config.metricsEnabled && (i.mode === 'sandbox' || i.config.metricsToken !== ''),
+    metricsToken: i.config.metricsToken,
   };
 }

@@ -2,7 +2,7 @@
 // daemon calls listen(), tests use inject().
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
-import type { Logger } from '../log.ts';
+import { scrubUrl, type Logger } from '../log.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import { RescuedError } from '../errors.ts';
 import { fromFastifyError, sendError } from './errors.ts';
@@ -10,8 +10,10 @@ import { requireMerchantWith } from './bearer.ts';
 import { oauthTokenRoutes, type OAuthTokenDeps } from './routes/oauth-token.ts';
 import { healthRoutes, type HealthDeps } from './routes/health.ts';
 import { tokenizeRoutes, type TokenizeDeps } from './routes/tokenize.ts';
-import { apiRoutes, type ApiDeps } from './api.ts';
+import { apiRoutes } from './api.ts';
+import type { ApiDeps } from './guard.ts';
 import { registerOpenApi } from './openapi.ts';
+import { bodyBounds } from './body-bounds.ts';
 import { countRequests, metricsRoutes } from './routes/metrics.ts';
 
 export interface HttpDeps extends OAuthTokenDeps, HealthDeps, TokenizeDeps {
@@ -19,6 +21,8 @@ export interface HttpDeps extends OAuthTokenDeps, HealthDeps, TokenizeDeps {
   tokens: TokenService;
   bodyLimitBytes: number;
   trustProxy: boolean;
+  /** PEM certificate and key: the side-port speaks HTTPS. */
+  tls?: { cert: Buffer; key: Buffer } | undefined;
   /** Read on every request: true once the daemon has started to drain. */
   isDraining: () => boolean;
   /** The merchant API: evaluate, transmit, outcome, orders, refund, cancel, docs, metrics. */
@@ -27,13 +31,11 @@ export interface HttpDeps extends OAuthTokenDeps, HealthDeps, TokenizeDeps {
 
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** Query parameters that carry credentials (tokenize's `environment`) never reach a log line. */
-const SECRET_QUERY = /([?&](?:environment|access_token|client_secret|appSecret)=)[^&]*/gi;
-
-// A serializer that throws takes the process down, so this one reads defensively.
+// A serializer that throws takes the process down, so this one reads defensively. Its output
+// is written after the logger's formatters have run, so it scrubs the URL itself: a card
+// number in the path, credentials and card fields in the query (`?card=…&cvv=…`).
 function requestSerializer(req: Partial<FastifyRequest>) {
-  const url = String(req.url ?? '');
-  return { method: req.method, url: url.replace(SECRET_QUERY, '$1[redacted]'), remoteAddress: req.ip };
+  return { method: req.method, url: scrubUrl(String(req.url ?? '')), remoteAddress: req.ip };
 }
 
 export async function build(deps: HttpDeps): Promise<FastifyInstance> {
@@ -43,12 +45,14 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes,
     trustProxy: deps.trustProxy,
     return503OnClosing: true,
+    ...(deps.tls ? { https: deps.tls } : {}),
   });
   await app.register(formbody, { bodyLimit: deps.bodyLimitBytes });
   // Route schemas document the API; bodies are validated by the request model (after
   // normalising the spec's spelling variants), never by fastify, and answers are written whole.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  bodyBounds(app);
   if (deps.api.docsEnabled) await registerOpenApi(app);
   if (deps.api.metricsEnabled) countRequests(app);
 
@@ -76,7 +80,7 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
   oauthTokenRoutes(app, deps);
   tokenizeRoutes(app, deps);
   apiRoutes(app, deps.api);
-  if (deps.api.metricsEnabled) metricsRoutes(app);
+  if (deps.api.metricsEnabled) metricsRoutes(app, deps.api.metricsToken);
   return app;
 }
 

@@ -11,6 +11,9 @@ declare module 'fastify' {
   }
 }
 
+/** The OpenAPI security requirement of every route behind requireMerchant. */
+export const BEARER = [{ bearerAuth: [] }];
+
 const REALM = 'rescued';
 
 export function bearerToken(header: string | undefined): string | undefined {

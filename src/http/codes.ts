@@ -1,10 +1,11 @@
 // Codes of the merchant API (evaluate, challenge, transmit, outcome, orders, refund, cancel),
 // merged into the catalogue by src/errors.ts. Validation problems keep the request model's
 // ERR_MODEL_* codes; these are the API's own decisions.
-import type { ErrorSpec } from '../errors.ts';
+import type { ErrorSpec } from '../error-types.ts';
 
 export const API_ERRORS = {
   ERR_API_NOT_DECLINED: { status: 400, retryable: false, message: 'Only declined transactions can be evaluated (isDeclined: true).' },
+  ERR_API_MERCHANT_MISMATCH: { status: 403, retryable: false, message: 'The request names a mid or siteId that is not the calling merchant\'s.' },
   ERR_API_DUPLICATE_ORDER_ID: { status: 409, retryable: false, message: 'This orderId was already used by another order of this merchant.' },
   ERR_API_IDEMPOTENCY_IN_FLIGHT: { status: 409, retryable: true, message: 'A request with this idempotencyKey is still being processed; retry shortly.' },
   ERR_API_IDEMPOTENCY_MISMATCH: { status: 422, retryable: false, message: 'This idempotencyKey was already used with a different request body.' },

@@ -2,7 +2,7 @@
 // streamed to a temporary file as they are found — a million bad entries must not sit in
 // memory — and the summary is written after them (JSON key order carries no meaning). The
 // file appears under its final name only by rename, so a merchant never reads half an ack.
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { AtomicFile } from '../atomic-file.ts';
 
 export type AckStatus = 'accepted' | 'partially_accepted' | 'rejected';
@@ -32,6 +32,11 @@ export interface AckSummary {
   finishedAt: string;
   status: AckStatus;
   counts: { entries: number; accepted: number; rejected: number };
+  /**
+   * What became of the input: `archived` (it held no card number in clear) or `deleted` (it
+   * did, anywhere in its bytes, or it was rejected whole).
+   */
+  input: 'archived' | 'deleted';
   error?: FileError;
 }
 

@@ -2,7 +2,7 @@
 // deleted when it carried full card numbers (they now live only in the vault) or was rejected.
 import { mkdir, rename, rm, copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IntakeFile } from './ingest.ts';
+import type { IntakeFile } from './types.ts';
 
 export async function archiveInput(archiveDir: string, file: IntakeFile, opts: { batchId: string | null; deleteInstead: boolean }): Promise<string | null> {
   if (opts.deleteInstead) {

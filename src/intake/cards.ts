@@ -5,13 +5,13 @@
 // each card's test card comes back too (for its payer-email rule): a token's test card is
 // read once, decrypted in one query per chunk, and kept (a token never changes its card).
 import type { Transaction as Tx } from '../db/client.ts';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { RescuedError } from '../errors.ts';
 import type { PaymentMethod } from '../domain/index.ts';
 import { findCardTokens } from '../db/queries/find-cards-by-tokens.ts';
 import { carriesFullNumber, type Vault } from '../vault/service.ts';
 import type { TestCard, TestCardList } from '../vault/test-cards.ts';
-import type { CardResolver } from './pass-two.ts';
+import type { CardResolver } from './types.ts';
 
 
 const unknownToken = (): FieldError => ({

@@ -1,7 +1,7 @@
 // Codes of batch intake, merged into the catalogue by src/errors.ts. They appear in
 // acknowledgement files (`error.code`, `rejected[].errors[].code`); the HTTP status is the
 // one the same problem would have on the side-port.
-import type { ErrorSpec } from '../errors.ts';
+import type { ErrorSpec } from '../error-types.ts';
 
 export const INTAKE_ERRORS = {
   ERR_INTAKE_SYNTAX: { status: 400, retryable: false, message: 'The file is not valid JSON in the batch layout; nothing was kept.' },
@@ -11,5 +11,8 @@ export const INTAKE_ERRORS = {
   ERR_INTAKE_SEQUENCE: { status: 400, retryable: false, message: 'sequenceNumber is not the entry\'s position in the file (a gap or a repeat).' },
   ERR_INTAKE_DUPLICATE_ORDER: { status: 409, retryable: false, message: 'The orderId or idempotencyKey was already used, earlier in this file or by an earlier order.' },
   ERR_INTAKE_NOT_MIT: { status: 400, retryable: false, message: 'Batch entries must be merchant-initiated (isMIT: true).' },
+  ERR_INTAKE_TOO_LARGE: { status: 413, retryable: false, message: 'The file unpacks to more than intake.maxUnpackedBytes, or expands more than intake.maxExpansionRatio; nothing was kept.' },
+  ERR_INTAKE_ENTRY_TOO_LARGE: { status: 413, retryable: false, message: 'An entry is larger than intake.maxEntryBytes, or a key than intake.maxKeyBytes; nothing was kept.' },
+  ERR_INTAKE_TOO_DEEP: { status: 400, retryable: false, message: 'An entry nests deeper than intake.maxDepth; nothing was kept.' },
   ERR_INTAKE_NOT_DECLINED: { status: 400, retryable: false, message: 'Only declined transactions can be rescued (isDeclined: true).' },
 } as const satisfies Record<string, ErrorSpec>;

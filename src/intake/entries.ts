@@ -2,10 +2,12 @@
 // the batch rules (position, MIT, declined), and turn an accepted entry into an order row.
 import { randomUUID } from 'node:crypto';
 import { validateBatchEntry, type BatchEntry, type ModelMode } from '../domain/index.ts';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { INTAKE_ERRORS } from './codes.ts';
 import type { RejectedEntry } from './ack.ts';
 import type { orders } from '../db/schema.ts';
+import { scrubAdditionalFields } from '../scrub.ts';
+import { controlCharacterField, showControls } from '../domain/control-chars.ts';
 
 export type OrderRow = typeof orders.$inferInsert;
 
@@ -26,7 +28,8 @@ function identify(raw: unknown): { sequenceNumber: number | null; orderId: strin
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const seq = Number(o.sequenceNumber ?? o.SequenceNumber);
   const orderId = o.orderId ?? o.OrderId;
-  return { sequenceNumber: Number.isInteger(seq) ? seq : null, orderId: typeof orderId === 'string' ? orderId : null };
+  // The ack repeats the orderId: never a control character in it.
+  return { sequenceNumber: Number.isInteger(seq) ? seq : null, orderId: typeof orderId === 'string' ? showControls(orderId) : null };
 }
 
 /** `raw` is the parsed entry; `position` its 1-based position in `requests`. */
@@ -35,6 +38,8 @@ export function checkEntry(raw: unknown, position: number, ctx: EntryContext): E
   const errors: FieldError[] = result.ok ? [] : [...result.errors];
   const value = result.ok ? result.value : undefined;
   const self = identify(raw);
+  const control = controlCharacterField(raw);
+  if (control) errors.unshift({ field: control, code: 'ERR_MODEL_FORMAT', message: 'must not contain control characters (NUL, escape, …)' });
   const seq = value?.sequenceNumber ?? self.sequenceNumber;
   if (seq !== null && seq !== undefined && seq !== position) errors.push(intakeError('sequenceNumber', 'ERR_INTAKE_SEQUENCE'));
   if (value && value.isMIT !== true) errors.push(intakeError('isMIT', 'ERR_INTAKE_NOT_MIT'));
@@ -46,7 +51,7 @@ export function checkEntry(raw: unknown, position: number, ctx: EntryContext): E
 /** The order row of an accepted entry; `cardToken` is the vault token (never a card number). */
 export function orderRow(entry: BatchEntry, cardToken: string, ctx: EntryContext): OrderRow {
   const { transaction: tx, paymentMethod: pm } = entry;
-  const request = { ...entry, paymentMethod: { ...pm, cardNumber: cardToken, token: true } };
+  const request = { ...scrubAdditionalFields(entry), paymentMethod: { ...pm, cardNumber: cardToken, token: true } };
   return {
     id: randomUUID(),
     merchantId: ctx.merchantId,

@@ -5,9 +5,7 @@
 // file or nothing, and the file (still in inbound/) is ingested again from the start.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.ts';
-import type { Logger } from '../log.ts';
-import type { TokenService } from '../auth/tokens.ts';
-import { validateBatchHeader, type ModelMode } from '../domain/index.ts';
+import { validateBatchHeader } from '../domain/index.ts';
 import { findIngestedBatch, insertBatch, updateBatchCounts } from '../db/queries/batches.ts';
 import { claimBatchFile } from '../db/queries/claim-batch-file.ts';
 import { stat } from 'node:fs/promises';
@@ -15,32 +13,13 @@ import { AckWriter, type AckStatus, type AckSummary, type FileError } from './ac
 import { BatchSyntaxError } from './scanner.ts';
 import { prescan, type Prescan } from './prescan.ts';
 import { INTAKE_ERRORS } from './codes.ts';
-import { streamEntries, type CardResolver, type Tx } from './pass-two.ts';
+import { streamEntries, type Tx } from './pass-two.ts';
 import { archiveInput } from './archive.ts';
+import { fileHasCardNumber } from './card-scan.ts';
+import { DEFAULT_LIMITS, IntakeLimitError } from './limits.ts';
 import { batchEntries } from '../metrics.ts';
+import type { IntakeDeps, IntakeFile } from './types.ts';
 
-export interface IntakeDeps {
-  db: Db;
-  tokens: TokenService;
-  cards: CardResolver;
-  mode: ModelMode;
-  log: Logger;
-  /** Where ingested files go, outside every chroot. */
-  archiveDir: string;
-  now?: () => Date;
-  /** Entries per INSERT. */
-  chunkSize?: number;
-  /** Aborting rolls the file in progress back (daemon shutdown). */
-  signal?: AbortSignal;
-}
-
-export interface IntakeFile {
-  merchantId: string;
-  mid: string;
-  path: string;
-  name: string;
-  outboundDir: string;
-}
 
 export interface IntakeResult extends AckSummary {
   ackPath: string;
@@ -107,9 +86,10 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
   try {
     let pre: Prescan;
     try {
-      pre = await prescan(file.path, file.name);
+      pre = await prescan(file.path, file.name, deps.limits ?? DEFAULT_LIMITS);
     } catch (err) {
       if (err instanceof BatchSyntaxError) throw syntaxRejection(err);
+      if (err instanceof IntakeLimitError) throw new FileRejection(err.code, `${INTAKE_ERRORS[err.code].message.replace(/; nothing was kept\.$/, '')}: ${err.message}; nothing was kept.`);
       throw err;
     }
     sha256 = pre.sha256;
@@ -117,6 +97,9 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     await refuseIngested(deps.db, file, sha256, placedAt);
     const { expiryDateUtc } = await checkHeader(deps, file, pre);
     log.info({ entries: pre.entryCount, sha256 }, 'batch ingest started');
+    // Read beside the ingest: whether the raw bytes hold a card number decides archive or delete.
+    const carded = fileHasCardNumber(file.path, file.name);
+    carded.catch(() => {});
 
     const batchId = randomUUID();
     const counts = await deps.db.transaction(async (tx) => {
@@ -127,22 +110,23 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
       const c = await streamEntries(tx, deps, file, ack, { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt });
       const status = statusOf(c.accepted, c.rejected);
       await updateBatchCounts(tx, batchId, { status, entryCount: c.entries, acceptedCount: c.accepted, rejectedCount: c.rejected });
-      await ack.finish({ ...base, sha256, batchId, finishedAt: now().toISOString(), status, counts: c });
-      return { ...c, status };
+      const input: AckSummary['input'] = c.carriedCardNumbers || (await carded) ? 'deleted' : 'archived';
+      await ack.finish({ ...base, sha256, batchId, finishedAt: now().toISOString(), status, counts: c, input });
+      return { ...c, status, input };
     });
     const ackPath = await ack.publish();
     batchEntries.inc({ result: 'accepted' }, counts.accepted);
     batchEntries.inc({ result: 'rejected' }, counts.rejected);
-    await archiveInput(deps.archiveDir, file, { batchId, deleteInstead: counts.carriedCardNumbers });
+    await archiveInput(deps.archiveDir, file, { batchId, deleteInstead: counts.input === 'deleted' });
     log.info({ batchId, status: counts.status, entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected, ms: now().getTime() - receivedAt.getTime() }, 'batch ingested');
-    return { ...base, sha256, batchId, finishedAt: now().toISOString(), status: counts.status, counts: { entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected }, ackPath };
+    return { ...base, sha256, batchId, finishedAt: now().toISOString(), status: counts.status, counts: { entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected }, input: counts.input, ackPath };
   } catch (err) {
     await ack.discard();
     if (err instanceof FileHandledElsewhere) throw err;
     const rejection = err instanceof FileRejection ? err : err instanceof BatchSyntaxError ? syntaxRejection(err) : undefined;
     if (!rejection) throw err;
     ack = new AckWriter(file.outboundDir, file.name);
-    const summary: AckSummary = { ...base, sha256, batchId: null, finishedAt: now().toISOString(), status: 'rejected', counts: { entries: 0, accepted: 0, rejected: 0 }, error: rejection.fileError };
+    const summary: AckSummary = { ...base, sha256, batchId: null, finishedAt: now().toISOString(), status: 'rejected', counts: { entries: 0, accepted: 0, rejected: 0 }, input: 'deleted', error: rejection.fileError };
     await ack.finish(summary);
     const ackPath = await ack.publish();
     // A rejected file is removed: the ack holds the diagnosis, the merchant holds the file, and

@@ -1,23 +1,17 @@
 // Pass two: every entry through the model into order rows, inserted in chunks inside the
 // file's transaction. Parsing the next chunk overlaps the database's work on the last one.
 import type { Transaction as Tx } from '../db/client.ts';
-import type { FieldError } from '../errors.ts';
-import type { BatchEntry, PaymentMethod } from '../domain/index.ts';
+import type { BatchEntry } from '../domain/index.ts';
 import { findOrderClashes, insertOrders } from '../db/queries/insert-orders.ts';
 import { BatchScanner, BatchSyntaxError, type ScanItem } from './scanner.ts';
 import { fileChunks, isGzip } from './prescan.ts';
 import { checkEntry, orderRow, type EntryContext, type OrderRow } from './entries.ts';
 import type { AckWriter } from './ack.ts';
-import { checkSandboxPayerEmail, type TestCard } from '../vault/test-cards.ts';
-import type { IntakeDeps, IntakeFile } from './ingest.ts';
+import { checkSandboxPayerEmail } from '../vault/test-cards.ts';
+import type { IntakeDeps, IntakeFile } from './types.ts';
+import { DEFAULT_LIMITS } from './limits.ts';
 
 export type { Transaction as Tx } from '../db/client.ts';
-
-/** Turns payment methods into vault tokens: full numbers are tokenized, tokens checked. */
-export interface CardResolver {
-  /** Runs on the file's transaction `tx`; one result per method, in order. */
-  resolve(tx: Tx, merchantId: string, methods: PaymentMethod[]): Promise<Array<{ token: string; testCard?: TestCard } | { errors: FieldError[] }>>;
-}
 
 export interface PassTwoCounts {
   entries: number;
@@ -65,8 +59,9 @@ export async function streamEntries(tx: Tx, deps: IntakeDeps, file: IntakeFile, 
   return counts;
 
   async function scanEntries(): Promise<void> {
-    const scanner = new BatchScanner();
-    for await (const chunk of fileChunks(file.path, isGzip(file.name))) {
+    const limits = deps.limits ?? DEFAULT_LIMITS;
+    const scanner = new BatchScanner(limits);
+    for await (const chunk of fileChunks(file.path, isGzip(file.name), undefined, limits)) {
       deps.signal?.throwIfAborted();
       for (const item of scanner.push(chunk)) {
         if (item.kind !== 'entry') continue;

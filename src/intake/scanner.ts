@@ -10,6 +10,8 @@
 // 20,000 entries/s end to end including validation and storage, so the hot path is this file.
 // JSON inside an entry is checked by JSON.parse; the structure around entries is checked here.
 
+import { IntakeLimitError, type IntakeLimits } from './limits.ts';
+
 export class BatchSyntaxError extends Error {
   readonly offset: number;
   readonly line: number;
@@ -68,6 +70,16 @@ export class BatchScanner {
   private currentKey = '';
   private entryIndex = 0;
   private sawRequests = false;
+  private readonly maxEntryBytes: number;
+  private readonly maxKeyBytes: number;
+  private readonly maxDepth: number;
+
+  /** Without limits nothing is bounded (tests of the grammar); intake always passes them. */
+  constructor(limits?: Pick<IntakeLimits, 'maxEntryBytes' | 'maxKeyBytes' | 'maxDepth'>) {
+    this.maxEntryBytes = limits?.maxEntryBytes ?? Infinity;
+    this.maxKeyBytes = limits?.maxKeyBytes ?? Infinity;
+    this.maxDepth = limits?.maxDepth ?? Infinity;
+  }
 
   /** Scans one chunk, returning what it completed. */
   push(chunk: Buffer): ScanItem[] {
@@ -141,8 +153,9 @@ export class BatchScanner {
         else if (b === BACKSLASH) escaped = true;
         else if (b === QUOTE) inString = false;
       } else if (b === QUOTE) inString = true;
-      else if (b === LBRACE || b === LBRACKET) depth++;
-      else if (b === RBRACE || b === RBRACKET) {
+      else if (b === LBRACE || b === LBRACKET) {
+        if (++depth > this.maxDepth) throw this.limit('ERR_INTAKE_TOO_DEEP', `entry ${this.entryIndex + 1} nests deeper than ${this.maxDepth} levels (intake.maxDepth)`);
+      } else if (b === RBRACE || b === RBRACKET) {
         if (--depth === 0) {
           end = i;
           break;
@@ -246,6 +259,12 @@ export class BatchScanner {
   private keep(part: Buffer): void {
     if (part.length === 0) return;
     this.captureBytes += part.length;
+    if (this.capturing === 'entry' && this.captureBytes > this.maxEntryBytes) {
+      throw this.limit('ERR_INTAKE_ENTRY_TOO_LARGE', `entry ${this.entryIndex + 1} is larger than ${this.maxEntryBytes} bytes (intake.maxEntryBytes)`);
+    }
+    if (this.capturing === 'key' && this.captureBytes > this.maxKeyBytes) {
+      throw this.limit('ERR_INTAKE_ENTRY_TOO_LARGE', `a top-level key is longer than ${this.maxKeyBytes} bytes (intake.maxKeyBytes)`);
+    }
     if (this.capturing === 'header' && this.captureBytes > MAX_HEADER_VALUE_BYTES) {
       // An oversized header value is not kept; it is refused when validated.
       this.capturing = 'skip';
@@ -290,6 +309,11 @@ export class BatchScanner {
     } catch (err) {
       throw new BatchSyntaxError(`invalid value for "${this.currentKey}": ${(err as Error).message}`, offset, line, column);
     }
+  }
+
+  private limit(code: IntakeLimitError['code'], message: string): IntakeLimitError {
+    this.parts = [];
+    return new IntakeLimitError(code, `${message}, at byte ${this.captureStart.offset}`);
   }
 
   private error(message: string, at: number): BatchSyntaxError {

@@ -3,13 +3,14 @@
 // transaction rolls back and the file stays in inbound/, to be ingested again from the start
 // by the next process — and waits for it, so storage closes after intake.
 import { join } from 'node:path';
-import type { Core } from '../daemon.ts';
+import type { Core } from '../core.ts';
 import type { Db } from '../db/client.ts';
 import type { ReadyFile } from '../sftp/handover.ts';
 import { createVault } from '../vault/service.ts';
 import { sandboxTestCards } from '../vault/test-cards.ts';
 import { vaultCardResolver } from './cards.ts';
-import { FileHandledElsewhere, ingestFile, type IntakeDeps } from './ingest.ts';
+import { FileHandledElsewhere, ingestFile } from './ingest.ts';
+import type { IntakeDeps } from './types.ts';
 
 export interface IntakeStage {
   onFileReady(file: ReadyFile): Promise<void>;
@@ -29,6 +30,7 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     mode: config.mode,
     log,
     archiveDir: join(config.dataDir, 'archive'),
+    limits: config.intake,
     signal: abort.signal,
   };
   let queue: Promise<void> = Promise.resolve();

@@ -1,7 +1,7 @@
 // First start in sandbox mode with an empty database: create a demo merchant and show how
 // to use it, so `npm start` on a fresh clone is a working system. The banner goes to
 // stderr, keeping stdout pure JSON log lines; it is printed once, when the merchant is made.
-import type { Core } from '../daemon.ts';
+import type { Core } from '../core.ts';
 import { countMerchants } from '../db/queries/list-merchants.ts';
 import type { MerchantCredentials } from './service.ts';
 

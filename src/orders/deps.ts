@@ -7,6 +7,7 @@ import type { Processor } from '../processors/types.ts';
 import type { Vault } from '../vault/service.ts';
 import type { ModelMode } from '../domain/index.ts';
 import { RescuedError } from '../errors.ts';
+import type { OwnIdsCheck } from './own-ids.ts';
 
 export interface OrderSettings {
   idempotencyTtlSeconds: number;
@@ -22,6 +23,8 @@ export interface OrderDeps {
   clock: Clock;
   log: Logger;
   settings: OrderSettings;
+  /** The body's mid and siteId belong to the caller. */
+  ownIds: OwnIdsCheck;
 }
 
 export function processorOf(deps: OrderDeps): Processor {

@@ -12,7 +12,9 @@ import { findOrder } from '../db/queries/find-order.ts';
 import { decisions } from '../metrics.ts';
 import { attemptNow, type RealtimeAttempt } from './attempt.ts';
 import type { OrderDeps } from './deps.ts';
+import type { Owner } from './own-ids.ts';
 import { orderSessionKeyFor } from './session-key.ts';
+import { scrubAdditionalFields } from '../scrub.ts';
 
 export interface EvaluateAnswer {
   statusCode: number;
@@ -56,8 +58,10 @@ function duplicateOrderId(): RescuedError {
   return new RescuedError('ERR_API_DUPLICATE_ORDER_ID', undefined, [{ field: 'orderId', code: 'ERR_API_DUPLICATE_ORDER_ID', message: 'orderId was already used by another order of this merchant' }]);
 }
 
-export async function evaluate(deps: OrderDeps, merchantId: string, body: unknown, requestHash: string): Promise<EvaluateAnswer> {
+export async function evaluate(deps: OrderDeps, owner: Owner, body: unknown, requestHash: string): Promise<EvaluateAnswer> {
   const { req, warnings } = validated(body, deps);
+  const { merchantId } = owner;
+  await deps.ownIds(owner, { mid: req.mid, siteId: req.siteId });
   const key = req.idempotencyKey.toLowerCase();
   const now = deps.clock.now();
   // The card look-up does not depend on the claim: both go to the database at once. Tokenizing
@@ -109,7 +113,7 @@ async function decideAndStore(deps: OrderDeps, merchantId: string, req: Evaluate
     cardBin: edge.card.bin, cardLast4: edge.card.last4,
     expiresAt: req.isMIT ? new Date(req.expiryDateUtc!) : status === 'CHALLENGE' ? new Date(now.getTime() + deps.settings.challengeTtlSeconds * 1000) : null,
     declineCode: req.transaction.responseCode, declineSource: req.transaction.responseCodeSource,
-    request: { ...req, paymentMethod: edge.paymentMethod },
+    request: { ...scrubAdditionalFields(req), paymentMethod: edge.paymentMethod },
     nextAttemptAt: req.isMIT ? now : null, attemptCount: d?.attempt ? 1 : 0, confirmationId: d?.confirmationId ?? null,
     createdAt: now, finishedAt: final ? deps.clock.now() : null,
   };

@@ -8,6 +8,7 @@ import { lockOrder, type OrderRow } from '../db/queries/find-order.ts';
 import { dropRefund, failRefund, findRefund, reserveRefund, settleRefund, type RefundRow } from '../db/queries/refunds.ts';
 import { enqueueOrderEvent } from '../webhooks/outbox.ts';
 import { callProcessor, processorOf, type OrderDeps } from './deps.ts';
+import { scrubText } from '../scrub.ts';
 
 export interface RefundInput {
   /** Minor units; undefined = whatever is left to refund. */
@@ -36,7 +37,9 @@ export function readRefundBody(body: unknown, headerKey: string | undefined): Re
   if (amount !== undefined && amount <= 0) errors.push(bad(major !== undefined ? 'amountToRefund' : 'amount', 'ERR_MODEL_RANGE', 'must be greater than 0'));
   const key = b.idempotencyKey ?? headerKey;
   if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 200)) errors.push(bad('idempotencyKey', 'ERR_MODEL_FORMAT', 'must be a string of 1 to 200 characters'));
-  const message = typeof b.refundMessage === 'string' ? b.refundMessage.slice(0, 500) : undefined;
+  // Stored scrubbed (a merchant may paste a card number and its CVV into a note), and cut
+  // after scrubbing so that a cut never leaves a partial number the scrubber cannot see.
+  const message = typeof b.refundMessage === 'string' ? scrubText(b.refundMessage).slice(0, 500) : undefined;
   if (errors.length) throw new RescuedError('ERR_MODEL_INVALID', undefined, errors);
   return { amount, idempotencyKey: key as string | undefined, message };
 }

@@ -7,6 +7,7 @@ import { RescuedError } from '../errors.ts';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
+import type { OwnIdsCheck, Owner } from './own-ids.ts';
 import { insertTransmits, type StatIncrement, type TransmitRow } from '../db/queries/insert-transmits.ts';
 
 export interface TransmitSettings {
@@ -62,13 +63,13 @@ export function statIncrements(rows: readonly TransmitRow[]): StatIncrement[] {
 }
 
 export interface TransmitBuffer {
-  accept(merchantId: string, body: unknown): { transmitId: string; warnings: unknown[] };
+  accept(owner: Owner, body: unknown): Promise<{ transmitId: string; warnings: unknown[] }>;
   flush(): Promise<void>;
   stop(): Promise<void>;
   readonly buffered: number;
 }
 
-export function createTransmitBuffer(deps: { db: Db; clock: Clock; log: Logger; mode: ModelMode; settings: TransmitSettings }): TransmitBuffer {
+export function createTransmitBuffer(deps: { db: Db; clock: Clock; log: Logger; mode: ModelMode; settings: TransmitSettings; ownIds: OwnIdsCheck }): TransmitBuffer {
   let rows: TransmitRow[] = [];
   let flushing: Promise<void> = Promise.resolve();
   const timer = setInterval(() => void flush(), deps.settings.transmitFlushIntervalMs);
@@ -95,9 +96,11 @@ export function createTransmitBuffer(deps: { db: Db; clock: Clock; log: Logger; 
     return flushing;
   }
 
-  function accept(merchantId: string, body: unknown) {
+  async function accept(owner: Owner, body: unknown) {
     const v = validateTransmit(body, { mode: deps.mode });
     if (!v.ok) throw new RescuedError('ERR_MODEL_INVALID', undefined, v.errors);
+    await deps.ownIds(owner, { mid: v.value.mid, siteId: v.value.siteId });
+    const merchantId = owner.merchantId;
     if (rows.length >= deps.settings.transmitMaxBuffered) throw new RescuedError('ERR_API_TRANSMIT_BUSY');
     const row = transmitRow(merchantId, v.value, deps.clock.now());
     rows.push(row);

@@ -2,6 +2,8 @@
 // per instance: they protect this process, not a global quota (DESIGN.md §4 keeps records
 // in PostgreSQL; these are guards, not records).
 
+import { createFailureWindow } from '../failure-window.ts';
+
 const WINDOW_MS = 60_000;
 /** Bounds the throttle's memory under a flood of distinct addresses. */
 const MAX_TRACKED_ADDRESSES = 10_000;
@@ -14,24 +16,10 @@ export interface AuthThrottle {
 }
 
 export function createAuthThrottle(failuresPerMinute: number, now: () => number = Date.now): AuthThrottle {
-  const failures = new Map<string, number[]>();
-  const recent = (address: string): number[] => {
-    const since = now() - WINDOW_MS;
-    const list = (failures.get(address) ?? []).filter((t) => t > since);
-    if (list.length === 0) failures.delete(address);
-    else failures.set(address, list);
-    return list;
-  };
+  const window = createFailureWindow({ windowMs: WINDOW_MS, keep: failuresPerMinute, maxKeys: MAX_TRACKED_ADDRESSES, now });
   return {
-    fail(address) {
-      const list = recent(address);
-      list.push(now());
-      failures.delete(address);
-      failures.set(address, list);
-      // Map iteration order is insertion order: the first key is the least recently failed.
-      if (failures.size > MAX_TRACKED_ADDRESSES) failures.delete(failures.keys().next().value!);
-    },
-    blocked: (address) => recent(address).length >= failuresPerMinute,
+    fail: (address) => window.record(address),
+    blocked: (address) => window.recent(address).length >= failuresPerMinute,
   };
 }
 

@@ -79,7 +79,15 @@ export async function watchInbound(opts: WatcherOptions): Promise<InboundWatcher
   watcher.on('error', (err: unknown) => opts.log.error({ err }, 'inbound watcher error'));
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   // Registered after `ready`: the folders present at start were listed by chokidar itself.
-  watcher.on('addDir', list);
+  // A new folder is listed at once and again a little later: a file written between
+  // chokidar's own listing of the folder and the start of its watch (paulmillr/chokidar#1471)
+  // is reported by neither, and the first listing may run before that file exists. The
+  // hand-over recognises a file it already took, so a second offer is harmless.
+  const relistMs = Math.max(250, opts.stabilityMs) * 2;
+  watcher.on('addDir', (dir: string) => {
+    list(dir);
+    setTimeout(() => closed || list(dir), relistMs).unref();
+  });
   const timer = setInterval(() => list(opts.root), opts.rescanMs ?? RESCAN_MS);
   timer.unref();
   return {

@@ -2,7 +2,7 @@
 // body (strings, snake_case) and a full number at the edge of evaluate or a batch
 // (paymentMethod, integers). Each failed rule is one FieldError naming the field; messages
 // are built from the rule, never from the value, so a card number or CVV is never echoed.
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { luhnValid, stripPan } from './pan.ts';
 
 /** A card as it arrives, before any check: every value may be missing or of any type. */

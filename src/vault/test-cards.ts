@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../error-types.ts';
 import { CARD_BRANDS, cardBrandOf, luhnValid } from './pan.ts';
 
 const Code = (description: string) => Type.String({ pattern: '^[0-9A-Z]{2}$', description });

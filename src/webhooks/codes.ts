@@ -1,7 +1,7 @@
 // Codes of the webhook stage, merged into the catalogue by src/errors.ts. The delivery codes
 // appear in `webhook_attempts.error` and `rescued webhooks list`; the URL codes are what
 // `merchant set-webhook` answers.
-import type { ErrorSpec } from '../errors.ts';
+import type { ErrorSpec } from '../error-types.ts';
 
 export const WEBHOOK_ERRORS = {
   ERR_WEBHOOK_URL_UNSAFE: { status: 400, retryable: false, message: 'The webhook URL is not allowed: wrong scheme, or its host is (or resolves to) a private, loopback, link-local or otherwise non-public address.' },

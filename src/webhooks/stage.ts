@@ -1,6 +1,6 @@
 // The webhooks stage of the daemon: one dispatcher per instance, configured from the
 // `webhooks` section. Stopping it stops claiming and waits for the POSTs in flight.
-import type { Core } from '../daemon.ts';
+import type { Core } from '../core.ts';
 import { createDispatcher, type Dispatcher } from './dispatcher.ts';
 
 export function startWebhooksStage(core: Core): Dispatcher {

@@ -1,6 +1,6 @@
 // Against server-side request forgery: a webhook URL is merchant input, and the daemon POSTs
 // to it from inside the operator's network. In production only https is allowed and every
-// destination must be a public unicast address; sandbox also allows http and loopback
+// destination must be a global unicast address; sandbox also allows http and loopback
 // (a receiver on the developer's machine). The check runs on the RESOLVED addresses at
 // delivery time, inside the connection's own DNS lookup, and the connection is made to the
 // address that was checked, so a DNS answer that changes between check and connect
@@ -23,19 +23,39 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export const systemResolver: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
+// ipaddr.js names the special ranges it knows and calls every other address `unicast`,
+// including IPv6 space that is not global: the IPv4-compatible ::a.b.c.d (::7f00:1 is
+// 127.0.0.1), the deprecated site-local fec0::/10, NAT64 local-use 64:ff9b:1::/48 (RFC 8215;
+// 64:ff9b:1::a9fe:a9fe reaches 169.254.169.254 through a local translator), SRv6 5f00::/16
+// (RFC 9602). Global unicast IPv6 is 2000::/3 (RFC 4291 §2.4), less the documentation prefix
+// 3fff::/20 (RFC 9637) that ipaddr.js does not know yet.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+const NOT_GLOBAL_V6: readonly (readonly [name: string, cidr: [ipaddr.IPv6, number]])[] = [
+  ['ipv4Compatible', ipaddr.IPv6.parseCIDR('::/96')],
+  ['nat64LocalUse', ipaddr.IPv6.parseCIDR('64:ff9b:1::/48')],
+  ['srv6', ipaddr.IPv6.parseCIDR('5f00::/16')],
+  ['siteLocal', ipaddr.IPv6.parseCIDR('fec0::/10')],
+  ['documentation', ipaddr.IPv6.parseCIDR('3fff::/20')],
+];
+
 /**
  * Why an address may not be a destination, or undefined when it may. ipaddr.js names the
  * special ranges (private, loopback, linkLocal, uniqueLocal, carrierGradeNat, multicast,
  * unspecified, broadcast, reserved, the IPv6 transition ranges that embed an IPv4 address …);
- * only `unicast` — none of them — is allowed, plus `loopback` in sandbox mode. IPv4-mapped
- * IPv6 addresses are judged as the IPv4 address they carry.
+ * only a global unicast address — none of them, and for IPv6 inside 2000::/3 — is allowed,
+ * plus `loopback` in sandbox mode. IPv4-mapped IPv6 addresses are judged as the IPv4 address
+ * they carry.
  */
 export function refusedRange(address: string, mode: Mode): string | undefined {
   if (!ipaddr.isValid(address)) return 'invalid';
-  const range = ipaddr.process(address).range();
-  if (range === 'unicast') return undefined;
+  const ip = ipaddr.process(address);
+  const range = ip.range();
   if (range === 'loopback' && mode === 'sandbox') return undefined;
-  return range;
+  if (range !== 'unicast') return range;
+  if (ip.kind() === 'ipv4') return undefined;
+  const named = NOT_GLOBAL_V6.find(([, cidr]) => ip.match(cidr));
+  if (named) return named[0];
+  return ip.match(GLOBAL_UNICAST_V6) ? undefined : 'nonGlobal';
 }
 
 /** Scheme and shape: https (and http in sandbox), no credentials in the URL. */

@@ -3,7 +3,7 @@
 import { openDatabase } from '../../src/db/client.ts';
 import { createLogger } from '../../src/log.ts';
 import { createTokenService } from '../../src/auth/tokens.ts';
-import { isMerchantActive } from '../../src/db/queries/merchant-status.ts';
+import { isClientActive } from '../../src/db/queries/client-status.ts';
 import { keyRingFrom } from '../../src/vault/cipher.ts';
 import { createVault } from '../../src/vault/service.ts';
 import { vaultCardResolver } from '../../src/intake/cards.ts';
@@ -24,7 +24,7 @@ const input = JSON.parse(process.argv[2]!) as WorkerInput;
 const log = createLogger({ level: 'warn' });
 const database = await openDatabase({ url: input.dbUrl, pgliteDir: input.pgliteDir, poolSize: 4, log });
 const db = database.db;
-const tokens = createTokenService({ signingKeys: { k: input.signingKey }, activeSigningKeyId: 'k', issuer: 'rescued', lifetimeSeconds: 3600, isMerchantActive: (id) => isMerchantActive(db, id) });
+const tokens = createTokenService({ signingKeys: { k: input.signingKey }, activeSigningKeyId: 'k', issuer: 'rescued', lifetimeSeconds: 3600, isClientActive: (merchantId, clientId) => isClientActive(db, merchantId, clientId) });
 const ring = keyRingFrom({ k: input.vaultKey }, 'k');
 const cards = vaultCardResolver((tx) => createVault({ db: tx as unknown as Db, ring, fingerprintKey: input.fingerprintKey, mode: 'production' }));
 const t0 = performance.now();

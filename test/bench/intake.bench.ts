@@ -56,7 +56,7 @@ async function setup(kind: string, root: string) {
   for (const number of ['4111111111111111', '5555555555554444', '4012888888881881', '378282246310005']) {
     cardTokens.push((await vault.tokenize(merchantId, { number, month: '12', year: '2030', firstName: 'Bench', lastName: 'Payer' } as never)).card.token);
   }
-  const tokens = createTokenService({ signingKeys: { k: keys.signingKey }, activeSigningKeyId: 'k', issuer: 'rescued', lifetimeSeconds: 3600, isMerchantActive: async () => true });
+  const tokens = createTokenService({ signingKeys: { k: keys.signingKey }, activeSigningKeyId: 'k', issuer: 'rescued', lifetimeSeconds: 3600, isClientActive: async () => true });
   const { token } = await tokens.issue({ merchantId, mid: merchant.mid, clientId: merchant.clientId });
   return { server, pgliteDir, database, merchantId, mid: merchant.mid, cardTokens, accessToken: token };
 }

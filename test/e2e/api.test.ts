@@ -3,18 +3,20 @@
 // when the daemon stops (SIGTERM flushes the buffer), metrics and the OpenAPI document.
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
+
+
 import { eq } from 'drizzle-orm';
 import { DB_KINDS, createServerDatabase, silentLog } from '../helpers/db.ts';
-import { cli, startDaemon } from '../helpers/daemon.ts';
-import { evaluateBody, SOFT } from '../helpers/api.ts';
+import { daemonLogs, seededDataDir, startDaemon } from '../helpers/daemon.ts';
+import { runCli } from '../helpers/cli.ts';
+import { expectNoCardData } from '../helpers/card-sweep.ts';
+import { asMerchant, evaluateBody, SOFT } from '../helpers/api.ts';
 import { openDatabase, pgliteDirFor } from '../../src/db/client.ts';
 import { transmits } from '../../src/db/schema.ts';
 
 describe.each(DB_KINDS)('merchant API end to end on %s', (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'rescued-api-'));
+  const dataDir = seededDataDir('rescued-api-');
   const env: NodeJS.ProcessEnv = { RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0', RESCUED_SFTP_ENABLED: 'false' };
   let drop: (() => Promise<void>) | undefined;
   afterAll(async () => {
@@ -23,11 +25,11 @@ describe.each(DB_KINDS)('merchant API end to end on %s', (kind) => {
 
   it('serves the calls over HTTP and stores buffered transmits on SIGTERM', async () => {
     if (kind === 'postgres') {
-      const server = await createServerDatabase();
+      const server = await createServerDatabase({ migrated: true });
       env.DATABASE_URL = server.url;
       drop = server.drop;
     }
-    const add = cli(['merchant', 'add', '--name', 'Api Inc', '--json'], env);
+    const add = await runCli(['merchant', 'add', '--name', 'Api Inc', '--json'], env);
     expect(add.status, add.stderr).toBe(0);
     const creds = JSON.parse(add.stdout) as Record<string, string>;
     const daemon = startDaemon(env);
@@ -44,9 +46,10 @@ describe.each(DB_KINDS)('merchant API end to end on %s', (kind) => {
     const tok = await call(`/v1/tokenize?mid=${creds.mid}&environment=${encodeURIComponent(creds.tokenizationKey!)}`, { payment_method: { credit_card: card } });
     const cardToken = (tok.json.transaction as { payment_method: { token: string } }).payment_method.token;
 
-    const cit = await call('/v1/evaluate', evaluateBody(cardToken, { tx: SOFT }), auth);
+    const own = { mid: creds.mid!, siteId: creds.siteId! };
+    const cit = await call('/v1/evaluate', asMerchant(evaluateBody(cardToken, { tx: SOFT }), own), auth);
     expect(cit).toMatchObject({ status: 200, json: { result: 'Success', status: 'APPROVED' } });
-    const mit = await call('/evaluate', evaluateBody(cardToken, { mit: true }), auth);
+    const mit = await call('/evaluate', asMerchant(evaluateBody(cardToken, { mit: true }), own), auth);
     expect(mit.json.status).toBe('SUBMITTED');
     // The engine plans the order within a few polls: it leaves SUBMITTED.
     let status = 'SUBMITTED';
@@ -72,5 +75,9 @@ describe.each(DB_KINDS)('merchant API end to end on %s', (kind) => {
     } finally {
       await database.close();
     }
+  });
+
+  it('leaves no card number or CVV in clear: logs, files, database', async () => {
+    await expectNoCardData({ dataDir, databaseUrl: env.DATABASE_URL, logs: daemonLogs(), cvvs: ['123'] });
   });
 });

@@ -2,21 +2,23 @@
 // order once its lease has run out, calls the processor again with the same idempotency key,
 // gets the stored answer, and records one charge. engine.pauseAfterAnswerMs opens the window.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
+
+
 import { eq } from 'drizzle-orm';
 import { DB_KINDS, createServerDatabase, silentLog } from '../helpers/db.ts';
-import { startDaemon } from '../helpers/daemon.ts';
+import { daemonLogs, seededDataDir, startDaemon } from '../helpers/daemon.ts';
+import { expectNoCardData } from '../helpers/card-sweep.ts';
 import { insertTestOrders } from '../helpers/engine.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { openCore } from '../../src/daemon.ts';
+import { openCore } from '../../src/core.ts';
 import { attempts, orders, processorCalls } from '../../src/db/schema.ts';
 import { sandboxTestCards } from '../../src/vault/test-cards.ts';
 
 describe.each(DB_KINDS)('a crash between answer and commit on %s', (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'rescued-crash-'));
+  const dataDir = seededDataDir('rescued-crash-');
   let drop: (() => Promise<void>) | undefined;
+  let databaseUrl: string | undefined;
   afterAll(async () => drop?.());
 
   it('charges once after a restart', async () => {
@@ -25,9 +27,10 @@ describe.each(DB_KINDS)('a crash between answer and commit on %s', (kind) => {
       RESCUED_ENGINE_POLL_INTERVAL_MS: '100', RESCUED_ENGINE_LEASE_SECONDS: '5', RESCUED_ENGINE_SWEEP_CRON: '* * * * * *',
     };
     if (kind === 'postgres') {
-      const server = await createServerDatabase();
+      const server = await createServerDatabase({ migrated: true });
       drop = server.drop;
       env.DATABASE_URL = server.url;
+      databaseUrl = server.url;
     }
     // A merchant, a test card and one order due now, written before the daemon starts.
     const card = sandboxTestCards().find('4111111111111111')!;
@@ -68,4 +71,8 @@ describe.each(DB_KINDS)('a crash between answer and commit on %s', (kind) => {
       await after.database.close();
     }
   }, 90_000);
+
+  it('leaves no card number or CVV in clear: logs, files, database', async () => {
+    await expectNoCardData({ dataDir, databaseUrl, logs: daemonLogs() });
+  });
 });

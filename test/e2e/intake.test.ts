@@ -3,13 +3,14 @@
 // fetched back over SFTP, and the orders in the database after the daemon stops. Then a
 // SIGKILL in the middle of a larger file: after the restart it is ingested exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { count } from 'drizzle-orm';
 import { DB_KINDS, createServerDatabase, silentLog } from '../helpers/db.ts';
-import { cli, startDaemon, type RunningDaemon } from '../helpers/daemon.ts';
+import { daemonLogs, seededDataDir, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.ts';
+import { expectNoCardData } from '../helpers/card-sweep.ts';
+import { runCli } from '../helpers/cli.ts';
 import { sftp, sshKey } from '../helpers/sftp.ts';
 import { openDatabase, pgliteDirFor } from '../../src/db/client.ts';
 import { orders } from '../../src/db/schema.ts';
@@ -26,8 +27,8 @@ async function waitForFile(path: string, timeoutMs = 60_000): Promise<void> {
 }
 
 describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'rescued-e2e-intake-'));
-  const local = mkdtempSync(join(tmpdir(), 'rescued-e2e-intake-local-'));
+  const dataDir = seededDataDir('rescued-e2e-intake-');
+  const local = tempDir('rescued-e2e-intake-local-');
   const key = sshKey(local);
   // The engine is off: these tests are about intake, and on PGlite's one connection planning
   // 50,000 new orders would only slow the restart and the drain they time.
@@ -53,7 +54,7 @@ describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
 
   beforeAll(async () => {
     if (kind === 'postgres') {
-      const server = await createServerDatabase();
+      const server = await createServerDatabase({ migrated: true });
       env.DATABASE_URL = server.url;
       drop = server.drop;
     }
@@ -74,7 +75,7 @@ describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
     fill = (text) => text.replaceAll('00000000-0000-4000-8000-000000000000', mid!).replaceAll('REPLACE_WITH_ACCESS_TOKEN', access_token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', cardToken);
     first.child.kill('SIGTERM');
     await first.exited;
-    expect(cli(['merchant', 'add-key', mid!, `${key.privatePath}.pub`], env).status).toBe(0);
+    expect((await runCli(['merchant', 'add-key', mid!, `${key.privatePath}.pub`], env)).status).toBe(0);
   });
   afterAll(async () => drop?.());
 
@@ -129,5 +130,9 @@ describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
     const ack = JSON.parse(readFileSync(join(outbound(), 'large.json.ack.json'), 'utf8'));
     expect(ack).toMatchObject({ status: 'accepted', counts: { entries, accepted: entries, rejected: 0 } });
     expect(await countOrders()).toBe(before + entries);
+  });
+
+  it('leaves no card number or CVV in clear: logs, files, database', async () => {
+    await expectNoCardData({ dataDir, databaseUrl: env.DATABASE_URL, logs: daemonLogs() });
   });
 });

@@ -1,15 +1,16 @@
 // The SFTP drop as a merchant meets it through the real daemon: the demo banner's command
 // line, `merchant add-key`, a put with the OpenSSH client, the hand-over, and Ctrl-C.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DB_KINDS, createServerDatabase } from '../helpers/db.ts';
-import { cli, startDaemon } from '../helpers/daemon.ts';
+import { daemonLogs, seededDataDir, startDaemon, tempDir } from '../helpers/daemon.ts';
+import { expectNoCardData } from '../helpers/card-sweep.ts';
+import { runCli } from '../helpers/cli.ts';
 import { sftp, sshKey } from '../helpers/sftp.ts';
 
 describe.each(DB_KINDS)('SFTP through rescued serve on %s', (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'rescued-e2e-sftp-'));
+  const dataDir = seededDataDir('rescued-e2e-sftp-');
   let drop: (() => Promise<void>) | undefined;
   afterAll(async () => drop?.());
 
@@ -17,7 +18,7 @@ describe.each(DB_KINDS)('SFTP through rescued serve on %s', (kind) => {
     const base = { RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0', RESCUED_SFTP_WATCH_STABILITY_MS: '200' };
     if (kind === 'pglite') return base;
     if (!drop) {
-      const server = await createServerDatabase();
+      const server = await createServerDatabase({ migrated: true });
       drop = server.drop;
       process.env.E2E_SFTP_DB_URL = server.url;
     }
@@ -33,9 +34,9 @@ describe.each(DB_KINDS)('SFTP through rescued serve on %s', (kind) => {
     first.child.kill('SIGTERM');
     expect((await first.exited).code).toBe(0);
 
-    const keyDir = mkdtempSync(join(tmpdir(), 'rescued-e2e-key-'));
+    const keyDir = tempDir('rescued-e2e-key-');
     const key = sshKey(keyDir);
-    const added = cli(['merchant', 'add-key', mid!, `${key.privatePath}.pub`], await env());
+    const added = await runCli(['merchant', 'add-key', mid!, `${key.privatePath}.pub`], await env());
     expect(added.status, added.stderr).toBe(0);
 
     const daemon = startDaemon({ ...(await env()), RESCUED_SFTP_PORT: port });
@@ -53,5 +54,9 @@ describe.each(DB_KINDS)('SFTP through rescued serve on %s', (kind) => {
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(daemon.stdout().match(/"event":"handed_over"/g)).toHaveLength(1);
+  });
+
+  it('leaves no card number or CVV in clear: logs, files, database', async () => {
+    await expectNoCardData({ dataDir, databaseUrl: (await env()).DATABASE_URL, logs: daemonLogs() });
   });
 });

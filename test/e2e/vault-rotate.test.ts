@@ -2,15 +2,17 @@
 // extended with k2 (active), the command run twice (the second does nothing), then the
 // data opened with k2 alone: every token resolves, rows carry k2, webhook secrets open.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
+
+
 import { sql } from 'drizzle-orm';
 import { DB_KINDS, createServerDatabase, silentLog } from '../helpers/db.ts';
-import { cli, cleanEnv } from '../helpers/daemon.ts';
+import { cleanEnv, seededDataDir } from '../helpers/daemon.ts';
+import { expectNoCardData } from '../helpers/card-sweep.ts';
+import { runCli } from '../helpers/cli.ts';
 import { key32 } from '../helpers/keys.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { openCore, type Core } from '../../src/daemon.ts';
+import { openCore, type Core } from '../../src/core.ts';
 import { open } from '../../src/vault/cipher.ts';
 import { webhookSecretAad } from '../../src/merchants/service.ts';
 import { sandboxTestCards } from '../../src/vault/test-cards.ts';
@@ -19,7 +21,7 @@ const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }
 
 describe.each(DB_KINDS)('rescued vault rotate on %s', (kind) => {
   const [k1, k2] = [key32(), key32()];
-  const base: NodeJS.ProcessEnv = { RESCUED_DATA_DIR: mkdtempSync(join(tmpdir(), 'rescued-rotate-')), RESCUED_VAULT_FINGERPRINT_KEY: key32() };
+  const base: NodeJS.ProcessEnv = { RESCUED_DATA_DIR: seededDataDir('rescued-rotate-'), RESCUED_VAULT_FINGERPRINT_KEY: key32() };
   const ring = (keys: Record<string, string>, active: string) => ({ ...base, RESCUED_VAULT_KEYS: JSON.stringify(keys), RESCUED_VAULT_ACTIVE_KEY_ID: active });
   const cards: { merchantId: string; token: string; pan: string }[] = [];
   const secrets = new Map<string, string>();
@@ -36,7 +38,7 @@ describe.each(DB_KINDS)('rescued vault rotate on %s', (kind) => {
 
   beforeAll(async () => {
     if (kind === 'postgres') {
-      const server = await createServerDatabase();
+      const server = await createServerDatabase({ migrated: true });
       base.DATABASE_URL = server.url;
       drop = server.drop;
     }
@@ -54,11 +56,11 @@ describe.each(DB_KINDS)('rescued vault rotate on %s', (kind) => {
   });
   afterAll(async () => drop?.());
 
-  it('re-encrypts everything under the new active key and prints counts', () => {
-    const first = cli(['vault', 'rotate', '--batch-size', '5'], ring({ k1, k2 }, 'k2'));
+  it('re-encrypts everything under the new active key and prints counts', async () => {
+    const first = await runCli(['vault', 'rotate', '--batch-size', '5'], ring({ k1, k2 }, 'k2'));
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toBe(`active key: k2\ncards re-encrypted: ${cards.length}, failed: 0\nwebhook endpoints re-encrypted: 2, failed: 0\n`);
-    const second = cli(['vault', 'rotate', '--json'], ring({ k1, k2 }, 'k2'));
+    const second = await runCli(['vault', 'rotate', '--json'], ring({ k1, k2 }, 'k2'));
     expect(second.status, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ activeKeyId: 'k2', cards: { rotated: 0, failed: 0 }, webhookSecrets: { rotated: 0, failed: 0 } });
   });
@@ -73,10 +75,14 @@ describe.each(DB_KINDS)('rescued vault rotate on %s', (kind) => {
     });
   });
 
-  it('exits 1 with the counts when values cannot be opened with the configured keys', () => {
-    const res = cli(['vault', 'rotate'], ring({ k3: key32() }, 'k3'));
+  it('exits 1 with the counts when values cannot be opened with the configured keys', async () => {
+    const res = await runCli(['vault', 'rotate'], ring({ k3: key32() }, 'k3'));
     expect(res.status).toBe(1);
     expect(res.stdout).toContain(`cards re-encrypted: 0, failed: ${cards.length}`);
     expect(res.stderr).toMatch(/could not be opened with the configured keys/);
+  });
+
+  it('leaves no card number or CVV in clear: logs, files, database', async () => {
+    await expectNoCardData({ dataDir: base.RESCUED_DATA_DIR!, databaseUrl: base.DATABASE_URL, logs: '' });
   });
 });

@@ -3,26 +3,28 @@
 // published standardwebhooks package; then the operator's commands (list, --failed, enable
 // after a 410, replay) run as the CLI.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
+
+
 import { Webhook } from 'standardwebhooks';
 import { DB_KINDS, createServerDatabase, silentLog } from '../helpers/db.ts';
-import { cli, startDaemon, type RunningDaemon } from '../helpers/daemon.ts';
+import { daemonLogs, seededDataDir, startDaemon, type RunningDaemon } from '../helpers/daemon.ts';
+import { expectNoCardData } from '../helpers/card-sweep.ts';
+import { runCli } from '../helpers/cli.ts';
 import { orderWithEvent, startReceiver, until, type Answer, type Received } from '../helpers/webhooks.ts';
 import { openDatabase, pgliteDirFor } from '../../src/db/client.ts';
 import { findMerchantByMid } from '../../src/db/queries/find-merchant.ts';
 
 describe('rescued webhooks --help', () => {
-  it.each([['webhooks'], ['webhooks', 'list'], ['webhooks', 'replay'], ['webhooks', 'enable']])('%s --help', (...command) => {
-    const res = cli([...command, '--help'], {});
+  it.each([['webhooks'], ['webhooks', 'list'], ['webhooks', 'replay'], ['webhooks', 'enable']])('%s --help', async (...command) => {
+    const res = await runCli([...command, '--help'], {});
     expect(res.status).toBe(0);
     expect(res.stdout).toMatch(/^Usage: rescued webhooks/);
   });
 });
 
 describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'rescued-webhooks-'));
+  const dataDir = seededDataDir('rescued-webhooks-');
   const env: NodeJS.ProcessEnv = {
     RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0', RESCUED_SFTP_ENABLED: 'false',
     RESCUED_WEBHOOKS_LEASE_SECONDS: '5', RESCUED_WEBHOOKS_TIMEOUT_MS: '2000', RESCUED_WEBHOOKS_POLL_INTERVAL_MS: '50',
@@ -66,7 +68,7 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
 
   it('delivers after a restart what was in flight or waiting when the daemon was killed', async () => {
     if (kind === 'postgres') {
-      const server = await createServerDatabase();
+      const server = await createServerDatabase({ migrated: true });
       env.DATABASE_URL = server.url;
       drop = server.drop;
     }
@@ -79,10 +81,10 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
       statuses.push(typeof a === 'number' ? a : a.status);
       return a;
     });
-    const add = cli(['merchant', 'add', '--name', 'Hooks Inc', '--json'], env);
+    const add = await runCli(['merchant', 'add', '--name', 'Hooks Inc', '--json'], env);
     expect(add.status, add.stderr).toBe(0);
     creds = JSON.parse(add.stdout);
-    const set = cli(['merchant', 'set-webhook', creds.mid!, receiver.url], env);
+    const set = await runCli(['merchant', 'set-webhook', creds.mid!, receiver.url], env);
     expect(set.stdout, set.stderr).toContain(`webhook URL set: ${receiver.url}`);
     const inFlight = await enqueue(3);
 
@@ -98,7 +100,7 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
     await until(() => [...inFlight, ...waiting].every(okFor) || undefined, 'every event answered 200', 60_000);
     await stop(second);
     for (const r of receiver.received) expect(verify(r)).toMatchObject({ IsResent: false });
-    const list = cli(['webhooks', 'list', '--json', '--mid', creds.mid!], env);
+    const list = await runCli(['webhooks', 'list', '--json', '--mid', creds.mid!], env);
     expect(list.status, list.stderr).toBe(0);
     const rows = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
     expect(rows.map((d) => d.webhookId).sort()).toEqual([...inFlight, ...waiting].sort());
@@ -113,38 +115,42 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
     await until(() => receiver.received.some((r) => r.headers['webhook-id'] === gone) || undefined, 'the 410');
     // Stopping drains: the answer is recorded before the process exits.
     await stop(daemon);
-    expect(JSON.parse(cli(['merchant', 'show', creds.mid!], env).stdout).webhook).toMatchObject({ enabled: false });
+    expect(JSON.parse((await runCli(['merchant', 'show', creds.mid!], env)).stdout).webhook).toMatchObject({ enabled: false });
 
-    const failed = cli(['webhooks', 'list', '--failed'], env);
+    const failed = await runCli(['webhooks', 'list', '--failed'], env);
     expect(failed.status, failed.stderr).toBe(0);
     expect(failed.stdout).toMatch(new RegExp(`${gone}\\s+order.completed\\s+pending\\s+attempts 1  last HTTP 410 next when enabled`));
     expect(failed.stdout.trim().split('\n')).toHaveLength(1);
 
     answer = () => 200;
-    const enable = cli(['webhooks', 'enable', creds.mid!], env);
+    const enable = await runCli(['webhooks', 'enable', creds.mid!], env);
     expect(enable.stdout, enable.stderr).toMatch(/^webhook endpoint [0-9a-f-]{36} of [0-9a-f-]{36} enabled \(http:\/\/127\.0\.0\.1:\d+\/hooks\); 1 deliveries waiting\n$/);
     const firstEvent = receiver.received[0]!.headers['webhook-id'] as string;
-    const replay = cli(['webhooks', 'replay', firstEvent], env);
+    const replay = await runCli(['webhooks', 'replay', firstEvent], env);
     expect(replay.stdout, replay.stderr).toMatch(new RegExp(`^replayed 1 of 1 event\\(s\\)\\n[0-9a-f-]{36}  ${firstEvent}\\n$`));
 
     const again = await serve();
     await until(() => okFor(gone!) || undefined, 'the 410 event delivered after enable');
     await until(() => receiver.received.some((r) => r.headers['webhook-id'] === firstEvent && verify(r).IsResent === true) || undefined, 'the replay');
     await stop(again);
-    expect(cli(['webhooks', 'list', '--failed'], env).stdout).toBe('(no deliveries)\n');
+    expect((await runCli(['webhooks', 'list', '--failed'], env)).stdout).toBe('(no deliveries)\n');
 
-    const unknown = cli(['webhooks', 'replay', 'msg_00000000000000000000000000000000'], env);
+    const unknown = await runCli(['webhooks', 'replay', 'msg_00000000000000000000000000000000'], env);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe('rescued: No webhook delivery or event msg_00000000000000000000000000000000.\n');
-    const notMerchant = cli(['webhooks', 'enable', '00000000-0000-4000-8000-000000000000'], env);
+    const notMerchant = await runCli(['webhooks', 'enable', '00000000-0000-4000-8000-000000000000'], env);
     expect(notMerchant.stderr).toBe('rescued: No webhook endpoint or merchant 00000000-0000-4000-8000-000000000000.\n');
   });
 
-  it('set-webhook refuses an unsafe destination with a clear error', () => {
-    const res = cli(['merchant', 'set-webhook', creds.mid!, 'http://169.254.169.254/latest/meta-data'], env);
+  it('set-webhook refuses an unsafe destination with a clear error', async () => {
+    const res = await runCli(['merchant', 'set-webhook', creds.mid!, 'http://169.254.169.254/latest/meta-data'], env);
     expect(res.status).toBe(1);
     expect(res.stderr).toBe('rescued: 169.254.169.254 is a linkLocal address; webhooks go only to public addresses.\n');
-    const prod = cli(['merchant', 'set-webhook', creds.mid!, 'http://hooks.example.com/'], { ...env, RESCUED_MODE: 'production' });
+    const prod = await runCli(['merchant', 'set-webhook', creds.mid!, 'http://hooks.example.com/'], { ...env, RESCUED_MODE: 'production' });
     expect(prod.status).not.toBe(0);
+  });
+
+  it('leaves no card number or CVV in clear: logs, files, database', async () => {
+    await expectNoCardData({ dataDir, databaseUrl: env.DATABASE_URL, logs: daemonLogs() });
   });
 });

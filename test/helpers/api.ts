@@ -17,6 +17,7 @@ export const SAMPLE_MIT = JSON.parse(readFileSync(join(import.meta.dirname, '../
 export interface ApiMerchant {
   merchantId: string;
   mid: string;
+  siteId: string;
   tokenizationKey: string;
   bearer: string;
   tokenOf(number: string): Promise<string>;
@@ -42,7 +43,7 @@ export async function apiFixture(kind: DbKind, opts: TestAppOptions & { clock?: 
     const { token } = await t.tokens.issue({ merchantId, mid: creds.mid, clientId: creds.clientId });
     const tokens = new Map<string, string>();
     return {
-      merchantId, mid: creds.mid, tokenizationKey: creds.tokenizationKey, bearer: `Bearer ${token}`,
+      merchantId, mid: creds.mid, siteId: creds.siteId, tokenizationKey: creds.tokenizationKey, bearer: `Bearer ${token}`,
       async tokenOf(number) {
         let tok = tokens.get(number);
         if (!tok) {
@@ -57,10 +58,24 @@ export async function apiFixture(kind: DbKind, opts: TestAppOptions & { clock?: 
   const b = await merchant('Merchant B');
   return {
     t, a, b,
-    post: (path, body, m = a, headers = {}) => t.app.inject({ method: 'POST', url: path, payload: body as object, headers: { authorization: m.bearer, ...headers } as Record<string, string> }),
+    post: (path, body, m = a, headers = {}) => t.app.inject({ method: 'POST', url: path, payload: asMerchant(body, m) as object, headers: { authorization: m.bearer, ...headers } as Record<string, string> }),
     get: (path, m = a) => t.app.inject({ method: 'GET', url: path, headers: { authorization: m.bearer } }),
     close: () => t.close(),
   };
+}
+
+const SAMPLE_IDS = new Set([SAMPLE_CIT.mid, SAMPLE_CIT.siteId, SAMPLE_MIT.mid, SAMPLE_MIT.siteId].filter(Boolean));
+
+/**
+ * The body as merchant `m` sends it: the sample's mid and siteId replaced by m's own (the API
+ * refuses another merchant's ids). Ids a test chose on purpose are left as they are.
+ */
+export function asMerchant(body: unknown, m: Pick<ApiMerchant, 'mid' | 'siteId'>): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const out: Obj = { ...(body as Obj) };
+  if (SAMPLE_IDS.has(out.mid)) out.mid = m.mid;
+  if (SAMPLE_IDS.has(out.siteId)) out.siteId = m.siteId;
+  return out;
 }
 
 /** A fresh evaluate body from the spec's sample: new orderId and idempotencyKey, the card token, overrides on top. */

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { build } from '../../src/http/app.ts';
 import { createTokenService, type TokenService } from '../../src/auth/tokens.ts';
 import { authenticateClient } from '../../src/auth/authenticate-client.ts';
-import { isMerchantActive } from '../../src/db/queries/merchant-status.ts';
+import { createFailureThrottle, type FailureThrottleSettings } from '../../src/auth/failure-throttle.ts';
+import { isClientActive } from '../../src/db/queries/client-status.ts';
 import { createMerchantService, type MerchantService } from '../../src/merchants/service.ts';
 import { keyRingFrom, type KeyRing } from '../../src/vault/cipher.ts';
 import { createVault, type Vault } from '../../src/vault/service.ts';
@@ -12,7 +13,8 @@ import { createTokenizationKeyAuthenticator } from '../../src/auth/tokenization-
 import type { Logger } from '../../src/log.ts';
 import type { Processor } from '../../src/processors/types.ts';
 import type { Clock } from '../../src/clock.ts';
-import { createApiDeps, type ApiDeps } from '../../src/http/api.ts';
+import { createApiDeps } from '../../src/http/api.ts';
+import type { ApiDeps } from '../../src/http/guard.ts';
 import { ConfigSchema, type Config } from '../../src/config/index.ts';
 import { Value } from '@sinclair/typebox/value';
 import { freshDatabase, silentLog, type DbKind, type TestDatabase } from './db.ts';
@@ -50,6 +52,10 @@ export interface TestAppOptions {
   activeCacheMs?: number;
   /** Clock of the merchant API (default: the system clock). */
   clock?: Clock;
+  /** PEM certificate and key: the app speaks HTTPS (listen to use it). */
+  tls?: { cert: Buffer; key: Buffer };
+  /** Limits of failed authentications (default: too high to meet). */
+  authThrottle?: FailureThrottleSettings;
   /** Overrides of the config's `api` section (defaults otherwise). */
   api?: Partial<ApiSettings>;
 }
@@ -65,7 +71,7 @@ export async function testApp(kind: DbKind, setup?: (app: FastifyInstance, token
     activeSigningKeyId: 'k1',
     issuer: 'rescued',
     lifetimeSeconds: 600,
-    isMerchantActive: (id) => isMerchantActive(db, id),
+    isClientActive: (merchantId, clientId) => isClientActive(db, merchantId, clientId),
     activeCacheMs: opts.activeCacheMs ?? 0,
   });
   const mode = opts.mode ?? 'sandbox';
@@ -82,10 +88,13 @@ export async function testApp(kind: DbKind, setup?: (app: FastifyInstance, token
     tokens,
     authenticateClient: (id, secret) => authenticateClient(db, id, secret),
     authenticateTokenizationKey: createTokenizationKeyAuthenticator(db, { cacheMs: opts.keyCacheMs ?? 0 }),
+    // Generous unless the test is about throttling: tests of refusals send many bad secrets.
+    authThrottle: createFailureThrottle(opts.authThrottle ?? { failuresPerClient: 10_000, failuresPerAddress: 10_000, failureWindowSeconds: 60 }),
     vault,
     pingDatabase: () => tdb.database.ping(),
     bodyLimitBytes: 65_536,
     trustProxy: false,
+    tls: opts.tls,
     isDraining: () => draining.value,
     api,
   });

@@ -1,7 +1,11 @@
 // Runs `rescued` as a real process (the pinned Node, src/main.ts), for end-to-end tests.
 import { afterAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedPgliteDir } from './db.ts';
+import { pgliteDirFor } from '../../src/db/client.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'src/main.ts');
@@ -10,6 +14,16 @@ export function cleanEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RESCUED_') && k !== 'DATABASE_URL') env[k] = v;
   return { ...env, ...extra };
+}
+
+/**
+ * A new data folder whose embedded database is already migrated (a copy of the run's
+ * template), for daemons whose first start-up is not what the test is about.
+ */
+export function seededDataDir(prefix: string): string {
+  const dir = tempDir(prefix);
+  seedPgliteDir(pgliteDirFor(dir));
+  return dir;
 }
 
 export function cli(args: string[], env: NodeJS.ProcessEnv) {
@@ -33,8 +47,27 @@ const killAll = () => {
 };
 process.on('exit', killAll);
 // Also at the end of every test file that starts daemons: vitest may end its workers by
-// signal, which skips 'exit'.
-afterAll(killAll);
+// signal, which skips 'exit'. The file's temporary folders go after its processes.
+const folders: string[] = [];
+afterAll(async () => {
+  const exits = [...children].map((c) => new Promise((r) => c.once('exit', r)));
+  killAll();
+  await Promise.all(exits);
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const outputs: Array<() => string> = [];
+/** All that the daemons started by this test file printed, stdout and stderr. */
+export function daemonLogs(): string {
+  return outputs.map((o) => o()).join('\n');
+}
+
+/** A temporary folder removed when the test file ends, pass or fail. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  folders.push(dir);
+  return dir;
+}
 
 export function startDaemon(env: NodeJS.ProcessEnv): RunningDaemon {
   // Any free SFTP port unless the test names one: daemons of parallel test files must not collide on 2222.
@@ -45,6 +78,7 @@ export function startDaemon(env: NodeJS.ProcessEnv): RunningDaemon {
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
+  outputs.push(() => `${out}\n${err}`);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   return {
     child,

@@ -1,7 +1,12 @@
 // Every database test runs against PGlite, and also against the PostgreSQL server when
 // TEST_DATABASE_URL is set: each test file gets its own database there, dropped afterwards.
+// Both start as copies of the migrated templates made once per run (global-setup.ts); a
+// test about creating or migrating a database asks for an empty one with `empty: true`.
+import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { createLogger } from '../../src/log.ts';
 
@@ -18,14 +23,37 @@ export interface TestDatabase {
   dispose(): Promise<void>;
 }
 
+export interface FreshOptions {
+  poolSize?: number;
+  /** A PGlite data folder (created from the template when it holds nothing yet). */
+  pgliteDir?: string;
+  /** Start from an empty database and migrate it here, instead of from the template. */
+  empty?: boolean;
+}
+
+let tarball: Promise<Blob> | undefined;
+/** The migrated PGlite tarball, read once per test file. */
+function pgliteSnapshot(): Promise<Blob> {
+  tarball ??= readFile(inject('pgliteTemplateTar')).then((b) => new Blob([b]));
+  return tarball;
+}
+
+/** Fills an empty or missing PGlite data folder with a copy of the migrated template. */
+export function seedPgliteDir(dir: string): void {
+  if (existsSync(dir) && readdirSync(dir).length > 0) return;
+  cpSync(inject('pgliteTemplateDir'), dir, { recursive: true });
+}
+
 /** A fresh, migrated, empty database of the given kind. */
-export async function freshDatabase(kind: DbKind, opts: { poolSize?: number; pgliteDir?: string } = {}): Promise<TestDatabase> {
+export async function freshDatabase(kind: DbKind, opts: FreshOptions = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const database = await openDatabase({ url: '', pgliteDir: opts.pgliteDir, poolSize: 1, log: silentLog });
+    if (opts.pgliteDir && !opts.empty) seedPgliteDir(opts.pgliteDir);
+    const snapshot = !opts.pgliteDir && !opts.empty ? await pgliteSnapshot() : undefined;
+    const database = await openDatabase({ url: '', pgliteDir: opts.pgliteDir, pgliteSnapshot: snapshot, poolSize: 1, log: silentLog });
     await database.migrate();
     return { database, url: undefined, dispose: () => database.close() };
   }
-  const { url, drop } = await createServerDatabase();
+  const { url, drop } = await createServerDatabase({ migrated: !opts.empty });
   const database = await openDatabase({ url, poolSize: opts.poolSize ?? 4, log: silentLog });
   await database.migrate();
   return {
@@ -38,13 +66,17 @@ export async function freshDatabase(kind: DbKind, opts: { poolSize?: number; pgl
   };
 }
 
-/** Creates an empty database on the TEST_DATABASE_URL server; `drop` removes it. */
-export async function createServerDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * Creates a database on the TEST_DATABASE_URL server; `drop` removes it. Empty unless
+ * `migrated`, which copies the run's migrated template (CREATE DATABASE … TEMPLATE).
+ */
+export async function createServerDatabase(opts: { migrated?: boolean } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
   const name = `rescued_t_${randomBytes(6).toString('hex')}`;
+  const template = opts.migrated ? inject('pgTemplate') : '';
   const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  await admin.unsafe(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;

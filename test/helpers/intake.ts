@@ -1,15 +1,16 @@
 // A merchant, a token and intake dependencies over a fresh test database.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { createTokenService } from '../../src/auth/tokens.ts';
-import { isMerchantActive } from '../../src/db/queries/merchant-status.ts';
+import { isClientActive } from '../../src/db/queries/client-status.ts';
 import { createMerchantService, type MerchantCredentials } from '../../src/merchants/service.ts';
 import { keyRingFrom } from '../../src/vault/cipher.ts';
-import type { CardResolver } from '../../src/intake/pass-two.ts';
-import type { IntakeDeps, IntakeFile } from '../../src/intake/ingest.ts';
+import type { CardResolver } from '../../src/intake/types.ts';
+import type { IntakeDeps, IntakeFile } from '../../src/intake/types.ts';
 import { freshDatabase, silentLog, type DbKind, type TestDatabase } from './db.ts';
 import { key32 } from './keys.ts';
 
@@ -41,7 +42,7 @@ export interface IntakeFixture {
 export async function intakeFixture(kind: DbKind, cards: CardResolver = tokenPassThrough): Promise<IntakeFixture> {
   const tdb = await freshDatabase(kind);
   const db = tdb.database.db;
-  const tokens = createTokenService({ signingKeys: { k1: key32() }, activeSigningKeyId: 'k1', issuer: 'rescued', lifetimeSeconds: 600, isMerchantActive: (id) => isMerchantActive(db, id) });
+  const tokens = createTokenService({ signingKeys: { k1: key32() }, activeSigningKeyId: 'k1', issuer: 'rescued', lifetimeSeconds: 600, isClientActive: (merchantId, clientId) => isClientActive(db, merchantId, clientId) });
   const merchants = createMerchantService({ db, vault: keyRingFrom({ v1: key32() }, 'v1'), mode: 'sandbox' });
   const creds = await merchants.add({ name: 'Intake Test' });
   const merchantId = (await merchants.byMid(creds.mid)).id;
@@ -68,6 +69,19 @@ export async function intakeFixture(kind: DbKind, cards: CardResolver = tokenPas
       writeFileSync(path, opts.gzip ? gzipSync(fill(text)) : fill(text));
       return { merchantId, mid: creds.mid, path, name, outboundDir: join(root, 'outbound') };
     },
-    close: () => tdb.dispose(),
+    async close() {
+      await tdb.dispose();
+      rmSync(root, { recursive: true, force: true });
+    },
   };
+}
+
+/** An intake fixture for the enclosing describe block: made before its tests, removed after. */
+export function useIntakeFixture(kind: DbKind, cards?: CardResolver): () => IntakeFixture {
+  let f: IntakeFixture | undefined;
+  beforeAll(async () => {
+    f = await intakeFixture(kind, cards);
+  });
+  afterAll(async () => f?.close());
+  return () => f!;
 }

@@ -19,7 +19,7 @@ const evaluateProperties = {
   siteId: Uuid(),
   siteUrl: OptionalText(),
   // Not an enum: an unknown value is kept and reported as a warning (rules.ts).
-  orderSource: Type.Optional(Type.String({ description: `One of ${ORDER_SOURCES.join(', ')}; default ecommerce.` })),
+  orderSource: Type.Optional(Type.String({ maxLength: 32, description: `One of ${ORDER_SOURCES.join(', ')}; default ecommerce.` })),
   idempotencyKey: Uuid(),
   senseKey: OptionalText(),
   sequenceNumber: Type.Optional(LenientInteger({ minimum: 1, description: 'Position in the batch, from 1.' })),
@@ -36,7 +36,7 @@ const evaluateProperties = {
   merchant: Type.Optional(MerchantSchema),
   affiliate: Type.Optional(AffiliateSchema),
   orderItems: Type.Optional(Type.Array(OrderItemSchema)),
-  additionalFields: Type.Optional(Type.Array(AdditionalFieldSchema)),
+  additionalFields: Type.Optional(Type.Array(AdditionalFieldSchema, { maxItems: 100 })),
 };
 
 export const EvaluateRequestSchema = Type.Object(evaluateProperties, { $id: 'EvaluateRequest' });
@@ -50,7 +50,7 @@ export const BatchEntrySchema = Type.Object(
 export const BatchHeaderSchema = Type.Object(
   {
     mid: Uuid({ description: 'Merchant identification number (GUID).' }),
-    authorizationToken: Type.String({ format: 'bearer-token', description: 'The access token; a "Bearer " prefix is removed.' }),
+    authorizationToken: Type.String({ format: 'bearer-token', maxLength: 4096, description: 'The access token; a "Bearer " prefix is removed.' }),
     expiryDateUtc: Type.Optional(DateTimeUtc({ description: 'Default expiry for entries that carry none.' })),
   },
   { $id: 'BatchHeader' },

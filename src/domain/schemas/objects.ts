@@ -27,10 +27,10 @@ export const TransactionSchema = Type.Object({
 });
 
 export const PayerSchema = Type.Object({
-  email: Type.String({ format: 'email-or-na', description: 'Email address, or NA (then phone is required).' }),
+  email: Type.String({ format: 'email-or-na', maxLength: 254, description: 'Email address, or NA (then phone is required).' }),
   phone: OptionalText(),
   id: OptionalText(),
-  birthdate: Type.Optional(Type.String({ format: 'date' })),
+  birthdate: Type.Optional(Type.String({ format: 'date', maxLength: 10 })),
 });
 
 export const AffiliateSchema = Type.Object({
@@ -65,8 +65,8 @@ export const PaymentMethodSchema = Type.Object({
   cardFingerprint: OptionalText(),
   expirationMonth: Type.Integer({ minimum: 1, maximum: 12 }),
   expirationYear: Type.Integer({ minimum: 1000, maximum: 9999, description: 'Four digits.' }),
-  cardBinNumber: Type.String({ format: 'card-bin' }),
-  cardLast4Digits: Type.String({ format: 'card-last4' }),
+  cardBinNumber: Type.String({ format: 'card-bin', maxLength: 8 }),
+  cardLast4Digits: Type.String({ format: 'card-last4', maxLength: 4 }),
   cardNumber: Text({ description: 'The token from tokenize; the full number only when token is false.' }),
   token: Type.Optional(Type.Boolean()),
 });
@@ -116,7 +116,7 @@ export const ShippingInformationSchema = Type.Object(addressFields());
 
 export const AdditionalFieldSchema = Type.Object({
   key: OptionalText(),
-  value: OptionalText(),
+  value: OptionalText({ maxLength: 1024 }),
 });
 
 export type Transaction = Static<typeof TransactionSchema>;

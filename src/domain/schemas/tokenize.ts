@@ -5,11 +5,11 @@ import { OptionalText, Text } from './fields.ts';
 export const CreditCardSchema = Type.Object({
   first_name: Text(),
   last_name: Text(),
-  number: Type.String({ format: 'card-number', description: 'Card number; spaces and hyphens are removed.' }),
+  number: Type.String({ format: 'card-number', maxLength: 32, description: 'Card number; spaces and hyphens are removed.' }),
   // "Recommended. Leave empty if unavailable."
-  verification_value: Type.Optional(Type.String({ format: 'card-cvv' })),
-  month: Type.String({ format: 'card-month', description: 'MM' }),
-  year: Type.String({ format: 'card-year', description: 'YYYY' }),
+  verification_value: Type.Optional(Type.String({ format: 'card-cvv', maxLength: 8 })),
+  month: Type.String({ format: 'card-month', maxLength: 2, description: 'MM' }),
+  year: Type.String({ format: 'card-year', maxLength: 4, description: 'YYYY' }),
 });
 
 export const TokenizeRequestSchema = Type.Object(

@@ -5,7 +5,8 @@ import { cancelOrder } from '../../orders/cancel.ts';
 import { orderSummary } from '../../orders/view.ts';
 import { orderKeyOf } from '../order-key.ts';
 import { OrderKeyParamsSchema, OutcomeResponseSchema, errorResponses } from '../schemas.ts';
-import { BEARER, type Guarded } from '../api.ts';
+import { BEARER } from '../bearer.ts';
+import type { Guarded } from '../guard.ts';
 
 export function cancelRoutes(app: FastifyInstance, { deps, preHandler }: Guarded): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {

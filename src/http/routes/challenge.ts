@@ -5,7 +5,8 @@ import { completeChallenge, readChallengeBody } from '../../orders/challenge.ts'
 import { decisions } from '../../metrics.ts';
 import { ChallengeBodySchema, OrderKeyParamsSchema, OutcomeResponseSchema, errorResponses } from '../schemas.ts';
 import { orderSummary } from '../../orders/view.ts';
-import { BEARER, type Guarded } from '../api.ts';
+import { BEARER } from '../bearer.ts';
+import type { Guarded } from '../guard.ts';
 
 export function challengeRoutes(app: FastifyInstance, { deps, preHandler }: Guarded): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -7,7 +7,8 @@ import { EvaluateRequestSchema } from '../../domain/index.ts';
 import { RescuedError } from '../../errors.ts';
 import { evaluate } from '../../orders/evaluate.ts';
 import { EvaluateResponseSchema, errorResponses } from '../schemas.ts';
-import { BEARER, type Guarded } from '../api.ts';
+import { BEARER } from '../bearer.ts';
+import type { Guarded } from '../guard.ts';
 
 export function requestHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(body ?? null)).digest('base64url');
@@ -17,7 +18,7 @@ export function evaluateRoutes(app: FastifyInstance, { deps, preHandler }: Guard
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const merchant = request.merchant!;
     try {
-      const answer = await evaluate(deps.orders, merchant.merchantId, request.body, requestHash(request.body));
+      const answer = await evaluate(deps.orders, merchant, request.body, requestHash(request.body));
       if (answer.replayed) reply.header('idempotent-replayed', 'true');
       request.log.info({ mid: merchant.mid, orderSessionKey: answer.body.orderSessionKey, status: answer.body.status, replayed: answer.replayed }, 'evaluated');
       return reply.code(answer.statusCode).header('cache-control', 'no-store').send(answer.body);

@@ -4,7 +4,8 @@ import { RescuedError } from '../../errors.ts';
 import { findOrder, listAttempts } from '../../db/queries/find-order.ts';
 import { orderDetail } from '../../orders/view.ts';
 import { OrderDetailSchema, OrderKeyParamsSchema, errorResponses } from '../schemas.ts';
-import { BEARER, type Guarded } from '../api.ts';
+import { BEARER } from '../bearer.ts';
+import type { Guarded } from '../guard.ts';
 
 export function orderRoutes(app: FastifyInstance, { deps, preHandler }: Guarded): void {
   app.get<{ Params: { orderSessionKey: string } }>('/v1/orders/:orderSessionKey', {

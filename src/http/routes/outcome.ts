@@ -5,7 +5,8 @@ import { findOrder } from '../../db/queries/find-order.ts';
 import { orderSummary } from '../../orders/view.ts';
 import { orderKeyOf } from '../order-key.ts';
 import { OrderKeyBodySchema, OutcomeResponseSchema, errorResponses } from '../schemas.ts';
-import { BEARER, type Guarded } from '../api.ts';
+import { BEARER } from '../bearer.ts';
+import type { Guarded } from '../guard.ts';
 
 export function outcomeRoutes(app: FastifyInstance, { deps, preHandler }: Guarded): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {

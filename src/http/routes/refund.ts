@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readRefundBody, refundOrder } from '../../orders/refund.ts';
 import { orderKeyOf } from '../order-key.ts';
 import { OrderKeyParamsSchema, RefundBodySchema, RefundResponseSchema, errorResponses } from '../schemas.ts';
-import { BEARER, type Guarded } from '../api.ts';
+import { BEARER } from '../bearer.ts';
+import type { Guarded } from '../guard.ts';
 
 export function refundRoutes(app: FastifyInstance, { deps, preHandler }: Guarded): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {

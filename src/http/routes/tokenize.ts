@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { validateTokenize } from '../../domain/index.ts';
 import type { TokenizationMerchant } from '../../auth/tokenization-key.ts';
+import { ThrottledError, type FailureThrottle } from '../../auth/failure-throttle.ts';
 import { RescuedError } from '../../errors.ts';
 import type { CardInput } from '../../vault/card-checks.ts';
 import type { Tokenized, Vault } from '../../vault/service.ts';
@@ -11,6 +12,8 @@ import type { Tokenized, Vault } from '../../vault/service.ts';
 export interface TokenizeDeps {
   vault: Pick<Vault, 'tokenize'>;
   authenticateTokenizationKey: (mid: string, key: string) => Promise<TokenizationMerchant>;
+  /** Limits failed authentications per mid and per source address. */
+  authThrottle: FailureThrottle;
 }
 
 type Obj = Record<string, unknown>;
@@ -58,11 +61,16 @@ export function tokenizeRoutes(app: FastifyInstance, deps: TokenizeDeps): void {
     const query = obj(request.query);
     let result: Tokenized;
     try {
-      const merchant = await deps.authenticateTokenizationKey(text(query.mid), text(query.environment));
+      deps.authThrottle.check('tokenize', text(query.mid), request.ip);
+      const merchant = await deps.authenticateTokenizationKey(text(query.mid), text(query.environment)).catch((err: unknown) => {
+        if (err instanceof RescuedError && err.code === 'ERR_VAULT_INVALID_TOKENIZATION_KEY') deps.authThrottle.fail(text(query.mid), request.ip);
+        throw err;
+      });
       const schema = validateTokenize(request.body);
       result = await deps.vault.tokenize(merchant.merchantId, cardInput(request.body), undefined, schema.ok ? [] : schema.errors);
     } catch (err) {
       // Codes and field names only: the values may be a card number or a CVV.
+      if (err instanceof ThrottledError) reply.header('retry-after', String(err.retryAfterSeconds));
       if (err instanceof RescuedError) request.log.info({ code: err.code, fields: err.errors.map((e) => `${e.field}:${e.code}`) }, 'tokenize refused');
       throw err;
     }

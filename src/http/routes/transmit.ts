@@ -3,11 +3,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransmitRequestSchema } from '../../domain/index.ts';
 import { TransmitResponseSchema, errorResponses } from '../schemas.ts';
-import { BEARER, type Guarded } from '../api.ts';
+import { BEARER } from '../bearer.ts';
+import type { Guarded } from '../guard.ts';
 
 export function transmitRoutes(app: FastifyInstance, { deps, preHandler }: Guarded): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { transmitId, warnings } = deps.transmits.accept(request.merchant!.merchantId, request.body);
+    const { transmitId, warnings } = await deps.transmits.accept(request.merchant!, request.body);
     return reply.code(202).send({ success: true, result: 'Success', transmitId, ...(warnings.length ? { warnings } : {}) });
   };
   const schema = {

@@ -26,7 +26,7 @@ describe('migrations', () => {
   });
 
   it.each(DB_KINDS)('apply on %s, twice without harm', async (kind) => {
-    const t = await freshDatabase(kind);
+    const t = await freshDatabase(kind, { empty: true });
     try {
       await t.database.migrate();
       const tables = rowsOf(await t.database.db.execute(sql`select table_name from information_schema.tables where table_schema = 'public' order by 1`)).map((r) => r.table_name);

@@ -24,7 +24,8 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
     return body;
   };
   beforeAll(async () => {
-    f = await apiFixture(kind, { api: { rateLimitPerSecond: 0.01, rateLimitBurst: 60 } });
+    // Two failed authentications per client id, then 429 (addresses: high, the test has one).
+    f = await apiFixture(kind, { api: { rateLimitPerSecond: 0.01, rateLimitBurst: 60 }, authThrottle: { failuresPerClient: 2, failuresPerAddress: 1000, failureWindowSeconds: 60 } });
   });
   afterAll(() => f.close());
 
@@ -35,6 +36,9 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
     note(await inject({ method: 'POST', url: '/oauth2/token', payload: 'grant_type=client_credentials&client_id=x&client_secret=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
     note(await inject({ method: 'POST', url: '/oauth2/token', payload: 'client_id=x&client_secret=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
     note(await inject({ method: 'POST', url: '/oauth2/token', payload: 'grant_type=password&client_id=x&client_secret=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
+    for (let i = 0; i < 2; i++) note(await inject({ method: 'POST', url: '/oauth2/token', payload: { appKey: 'rc_guessed', appSecret: 'wrong' } }));
+    const throttled = note(await inject({ method: 'POST', url: '/oauth2/token', payload: { appKey: 'rc_guessed', appSecret: 'wrong' } }));
+    expect(throttled.statusCode).toBe('ERR_AUTH_TOO_MANY_FAILURES');
     note(await inject({ method: 'POST', url: '/v1/evaluate', payload: {} }));
     note(await inject({ method: 'POST', url: '/v1/evaluate', payload: {}, headers: { authorization: 'Bearer x.y.z' } }));
     // HTTP
@@ -60,6 +64,7 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
     note(await f.post('/v1/evaluate', evaluateBody(await f.a.tokenOf('4000000000000010'), { tx: SOFT })));
     // API
     note(await f.post('/v1/evaluate', evaluateBody(tok, { top: { isDeclined: false } })));
+    note(await f.post('/v1/evaluate', evaluateBody(tok, { tx: SOFT, top: { mid: f.b.mid } })));
     const body = evaluateBody(tok, { tx: SOFT });
     await f.post('/v1/evaluate', body);
     note(await f.post('/v1/evaluate', { ...body, idempotencyKey: crypto.randomUUID() }));

@@ -12,7 +12,7 @@ function service(overrides: Partial<Parameters<typeof createTokenService>[0]> = 
     activeSigningKeyId: 'k1',
     issuer: 'rescued',
     lifetimeSeconds: 600,
-    isMerchantActive: async () => true,
+    isClientActive: async () => true,
     ...overrides,
   });
 }
@@ -71,7 +71,7 @@ describe('token service', () => {
   });
 
   it('refuses the tokens of a disabled merchant', async () => {
-    const tokens = service({ isMerchantActive: async (id) => id !== A.merchantId });
+    const tokens = service({ isClientActive: async (id) => id !== A.merchantId });
     await expect(tokens.verify((await tokens.issue(A)).token)).rejects.toMatchObject({ code: 'ERR_AUTH_TOKEN_INVALID' });
     await expect(tokens.verify((await tokens.issue(B)).token)).resolves.toEqual(B);
   });
@@ -82,5 +82,24 @@ describe('token service', () => {
     const rotated = service({ signingKeys: { k1, k2: key32() }, activeSigningKeyId: 'k2' });
     const { token } = await old.issue(A);
     await expect(rotated.verify(token)).resolves.toEqual(A);
+  });
+
+  it.each([['exp', { iat: true }], ['iat', { exp: true }]])('refuses a well-signed token without %s', async (_missing, claims) => {
+    const key = key32();
+    const tokens = service({ signingKeys: { k1: key } });
+    let jwt = new SignJWT({ mid: A.mid, mrc: A.merchantId }).setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'at+jwt' }).setIssuer('rescued').setAudience('rescued-api').setSubject(A.clientId);
+    if ('iat' in claims) jwt = jwt.setIssuedAt();
+    if ('exp' in claims) jwt = jwt.setExpirationTime('10m');
+    const token = await jwt.sign(Buffer.from(key, 'base64'));
+    await expect(tokens.verify(token)).rejects.toMatchObject({ code: 'ERR_AUTH_TOKEN_INVALID' });
+  });
+
+  it('asks about the client the token was issued to, not only its merchant', async () => {
+    const asked: string[] = [];
+    const tokens = service({ isClientActive: async (merchantId, clientId) => (asked.push(`${merchantId} ${clientId}`), clientId !== 'rc_revoked') });
+    await expect(tokens.verify((await tokens.issue(A)).token)).resolves.toEqual(A);
+    const revoked = await tokens.issue({ ...A, clientId: 'rc_revoked' });
+    await expect(tokens.verify(revoked.token)).rejects.toMatchObject({ code: 'ERR_AUTH_TOKEN_INVALID', message: expect.stringContaining('revoked') });
+    expect(asked).toEqual([`${A.merchantId} rc_a`, `${A.merchantId} rc_revoked`]);
   });
 });

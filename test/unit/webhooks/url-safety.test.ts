@@ -21,7 +21,16 @@ describe('refusedRange', () => {
     expect(refusedRange(address, 'production')).toBe(range);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111'])('production allows the public address %s', (address) => {
+  // ipaddr.js calls these `unicast`; none is a global unicast destination.
+  it.each([
+    ['64:ff9b:1::a9fe:a9fe', 'nat64LocalUse'], ['::7f00:1', 'ipv4Compatible'], ['::a9fe:a9fe', 'ipv4Compatible'],
+    ['fec0::1', 'siteLocal'], ['5f00::1', 'srv6'], ['3fff::1', 'documentation'], ['4000::1', 'nonGlobal'], ['e000::1', 'nonGlobal'],
+  ])('production and sandbox refuse %s (%s)', (address, range) => {
+    expect(refusedRange(address, 'production')).toBe(range);
+    expect(refusedRange(address, 'sandbox')).toBe(range);
+  });
+
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8'])('production allows the public address %s', (address) => {
     expect(refusedRange(address, 'production')).toBeUndefined();
   });
 
@@ -44,6 +53,9 @@ describe('checkWebhookUrl (merchant set-webhook)', () => {
     });
     await expect(checkWebhookUrl('https://169.254.169.254/latest/meta-data', 'production')).rejects.toMatchObject({ message: expect.stringContaining('169.254.169.254 is a linkLocal address') });
     await expect(checkWebhookUrl('https://[::1]:8443/', 'production')).rejects.toMatchObject({ message: expect.stringContaining('loopback') });
+    for (const host of ['[64:ff9b:1::a9fe:a9fe]', '[::7f00:1]', '[fec0::1]', '[5f00::1]']) {
+      await expect(checkWebhookUrl(`https://${host}/hook`, 'production')).rejects.toMatchObject({ code: 'ERR_WEBHOOK_URL_UNSAFE' });
+    }
   });
 
   it('refuses a name with one private address among public ones', async () => {
@@ -68,6 +80,14 @@ describe('checkWebhookUrl (merchant set-webhook)', () => {
 describe('delivery-time check', () => {
   it('resolveDestination returns the checked address', async () => {
     await expect(resolveDestination('hooks.example.com', 'production', fixed('93.184.215.14'))).resolves.toEqual({ address: '93.184.215.14', family: 4 });
+  });
+
+  it('refuses a name that resolves to an address outside global unicast, at every delivery', async () => {
+    for (const address of ['64:ff9b:1::a9fe:a9fe', '::7f00:1', 'fec0::1', '5f00::1']) {
+      await expect(resolveDestination('hooks.example.com', 'production', fixed('2606:4700:4700::1111', address))).rejects.toMatchObject({
+        code: 'ERR_WEBHOOK_URL_UNSAFE', message: expect.stringContaining(`hooks.example.com resolves to ${address}`),
+      });
+    }
   });
 
   it('the pinned lookup answers only the checked address, for one or all', async () => {

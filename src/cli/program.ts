@@ -1,0 +1,52 @@
+// The `rescued` command tree: serve, migrate, merchant …, vault rotate, orders …, webhooks ….
+// Built around a CliIo so that `src/main.ts` runs it on the process and tests run the same
+// commands in-process.
+import { Command } from 'commander';
+import { createLogger } from '../log.ts';
+import { bindIo, configFrom, fail, withCore } from './context.ts';
+import type { CliIo } from './io.ts';
+import { merchantCommands } from './merchant.ts';
+import { vaultCommands } from './vault.ts';
+import { orderCommands } from './orders.ts';
+import { webhookCommands } from './webhooks.ts';
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('rescued')
+    .description('declined-transaction rescue daemon')
+    .option('-c, --config <file>', 'configuration file (JSON); also RESCUED_CONFIG')
+    .showHelpAfterError();
+  // Before any subcommand is added: commander copies the output settings to each one.
+  bindIo(program, io);
+
+  program
+    .command('serve')
+    .description('run the daemon: storage, then the HTTP side-port; SIGTERM drains, a second SIGTERM forces')
+    .action(async () => {
+      let code: number;
+      let log;
+      try {
+        const config = configFrom(program);
+        log = createLogger({ level: config.log.level });
+        const { serve } = await import('../daemon.ts');
+        code = await serve(config, log);
+      } catch (err) {
+        code = fail(err, io, log);
+      }
+      io.setExitCode(code);
+      log?.flush();
+      // Exit by itself once the log destination has drained; if a stage left a handle open
+      // (a forced stop), this timer ends the process instead.
+      setTimeout(() => process.exit(code), 250).unref();
+    });
+
+  program
+    .command('migrate')
+    .description('apply the committed database migrations and exit')
+    .action(() => withCore(program, async (_core, print) => print('migrations applied')));
+
+  merchantCommands(program);
+  vaultCommands(program);
+  orderCommands(program);
+  webhookCommands(program);
+  return program;
+}

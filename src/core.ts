@@ -1,0 +1,67 @@
+// Storage and the services every command needs: the daemon builds its stages on it, and the
+// CLI opens it without them. Stages name `Core` from here, below the wiring file.
+import type { ResolvedConfig } from './config/index.ts';
+import type { Logger } from './log.ts';
+import { openDatabase, pgliteDirFor, type Database } from './db/client.ts';
+import { isClientActive } from './db/queries/client-status.ts';
+import { keyRingFrom, type KeyRing } from './vault/cipher.ts';
+import { createTokenService, type TokenService } from './auth/tokens.ts';
+import { createMerchantService, type MerchantService } from './merchants/service.ts';
+import { createVault, type Vault } from './vault/service.ts';
+import { sandboxTestCards } from './vault/test-cards.ts';
+
+export interface Core {
+  config: ResolvedConfig;
+  log: Logger;
+  database: Database;
+  /** The vault key ring (cards, webhook secrets). */
+  keyRing: KeyRing;
+  /** The card vault: tokenize, reveal, tokenizeAtEdge. */
+  vault: Vault;
+  tokens: TokenService;
+  merchants: MerchantService;
+}
+
+/**
+ * Storage and the services every command needs; the CLI uses this without the daemon's
+ * stages. `opened`: a database already open and migrated, used as it is instead of the
+ * configured one (the caller keeps it and closes it).
+ */
+export async function openCore(config: ResolvedConfig, log: Logger, opened?: Database): Promise<Core> {
+  const database = opened ?? (await openMigrated(config, log));
+  const keyRing = keyRingFrom(config.vault.keys, config.vault.activeKeyId);
+  const tokens = createTokenService({
+    signingKeys: config.auth.signingKeys,
+    activeSigningKeyId: config.auth.activeSigningKeyId,
+    issuer: config.auth.issuer,
+    lifetimeSeconds: config.auth.tokenLifetimeSeconds,
+    isClientActive: (merchantId, clientId) => isClientActive(database.db, merchantId, clientId),
+  });
+  const merchants = createMerchantService({ db: database.db, vault: keyRing, mode: config.mode });
+  const vault = createVault({
+    db: database.db,
+    ring: keyRing,
+    fingerprintKey: config.vault.fingerprintKey,
+    mode: config.mode,
+    testCards: config.mode === 'sandbox' ? sandboxTestCards() : undefined,
+    // PGlite runs one statement at a time; a server takes several, up to half the pool.
+    writeConcurrency: database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(config.database.poolSize / 2)),
+  });
+  return { config, log, database, keyRing, vault, tokens, merchants };
+}
+
+async function openMigrated(config: ResolvedConfig, log: Logger): Promise<Database> {
+  const database = await openDatabase({
+    url: config.database.url,
+    pgliteDir: pgliteDirFor(config.dataDir),
+    poolSize: config.database.poolSize,
+    log: log.child({ component: 'db' }),
+  });
+  try {
+    await database.migrate();
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return database;
+}

@@ -1,0 +1,40 @@
+// The intake stage's contract: what ingesting a file needs and what it is handed. Kept apart
+// from ingest.ts so its helpers (pass two, archive) can name these without importing it.
+import type { Db, Transaction as Tx } from '../db/client.ts';
+import type { Logger } from '../log.ts';
+import type { TokenService } from '../auth/tokens.ts';
+import type { ModelMode, PaymentMethod } from '../domain/index.ts';
+import type { FieldError } from '../error-types.ts';
+import type { TestCard } from '../vault/test-cards.ts';
+import type { IntakeLimits } from './limits.ts';
+
+export interface IntakeDeps {
+  db: Db;
+  tokens: TokenService;
+  cards: CardResolver;
+  mode: ModelMode;
+  log: Logger;
+  /** Where ingested files go, outside every chroot. */
+  archiveDir: string;
+  now?: () => Date;
+  /** Entries per INSERT. */
+  chunkSize?: number;
+  /** Bounds of a file while it is read (default: DEFAULT_LIMITS). */
+  limits?: IntakeLimits;
+  /** Aborting rolls the file in progress back (daemon shutdown). */
+  signal?: AbortSignal;
+}
+
+export interface IntakeFile {
+  merchantId: string;
+  mid: string;
+  path: string;
+  name: string;
+  outboundDir: string;
+}
+
+/** Turns payment methods into vault tokens: full numbers are tokenized, tokens checked. */
+export interface CardResolver {
+  /** Runs on the file's transaction `tx`; one result per method, in order. */
+  resolve(tx: Tx, merchantId: string, methods: PaymentMethod[]): Promise<Array<{ token: string; testCard?: TestCard } | { errors: FieldError[] }>>;
+}
