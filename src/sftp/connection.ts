@@ -10,6 +10,7 @@ import type { Audit, AuditFields } from './audit.ts';
 import { checkLogin, signatureValid } from './auth.ts';
 import type { Handover } from './handover.ts';
 import type { AuthThrottle, Counter } from './limits.ts';
+import type { Quotas } from './quota.ts';
 import type { FileLocks } from './locks.ts';
 import { ensureUserDirs } from './paths.ts';
 import { serveSession } from './session.ts';
@@ -38,6 +39,8 @@ export interface ConnectionDeps {
   connections: Counter;
   /** Open SFTP sessions per merchant. */
   sessions: Counter;
+  /** Storage in inbound/ per merchant. */
+  quotas: Quotas;
 }
 
 interface LoggedIn {
@@ -163,7 +166,7 @@ export function handleConnection(client: Connection, socket: Socket, remoteAddre
         return reject();
       }
       serveSession(
-        { sftp: accept(), home: session!.home, who: { merchantId: login.merchantId, mid: login.mid, username: login.username }, remoteAddress, limits: settings, audit, locks: deps.locks, handover: deps.handover, log: deps.log, touch: idle.touch },
+        { sftp: accept(), home: session!.home, who: { merchantId: login.merchantId, mid: login.mid, username: login.username }, remoteAddress, limits: settings, quotas: deps.quotas, audit, locks: deps.locks, handover: deps.handover, log: deps.log, touch: idle.touch },
         release,
       );
     });

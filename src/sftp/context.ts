@@ -8,6 +8,7 @@ import type { FileLocks } from './locks.ts';
 import type { FileOwner, Handover } from './handover.ts';
 import type { HandleTable } from './handles.ts';
 import type { WriteGate } from './backpressure.ts';
+import type { Quotas } from './quota.ts';
 import { Refusal, type RefusalKind } from './refusal.ts';
 
 /** SSH_FX_* status codes (draft-ietf-secsh-filexfer-02, the version OpenSSH speaks). */
@@ -36,6 +37,7 @@ export interface SessionContext {
   who: FileOwner;
   remoteAddress: string;
   limits: SessionLimits;
+  quotas: Quotas;
   audit: Audit;
   locks: FileLocks;
   handover: Handover;

@@ -2,6 +2,7 @@
 // up to 256 bytes; ssh2 drops the connection beyond), checked for type on every request.
 import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
+import type { UploadClaim } from './quota.ts';
 import { Refusal } from './refusal.ts';
 
 export interface DirEntry {
@@ -33,6 +34,8 @@ export interface UploadHandle {
   target: string;
   /** Highest offset written. */
   size: number;
+  /** Its share of the merchant's inbound/ quota. */
+  claim: UploadClaim;
   /** Why the upload can no longer be published; undefined while it is healthy. */
   failed: string | undefined;
 }

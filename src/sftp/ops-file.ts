@@ -14,6 +14,8 @@ import { toAttrs } from './attrs.ts';
 import { auditFields, OPEN_FLAG, run, STATUS, type SessionContext } from './context.ts';
 import type { OpenHandle, UploadHandle } from './handles.ts';
 import { UPLOAD_TEMP_PREFIX } from './names.ts';
+import { INBOUND } from './paths.ts';
+import type { UploadClaim } from './quota.ts';
 import { Refusal } from './refusal.ts';
 import { refuseIfBusy, resolveExisting, resolveTarget } from './resolve.ts';
 
@@ -32,6 +34,24 @@ function addHandle(ctx: SessionContext, reqId: number, handle: OpenHandle & { fi
   }
 }
 
+/** Creates the temp file of an upload once the merchant's quota has room for it. */
+async function createTemp(ctx: SessionContext, real: string, exists: boolean, flags: number): Promise<{ file: FileHandle; claim: UploadClaim }> {
+  const temp = join(dirname(real), `${UPLOAD_TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+  // Without TRUNC the client may rewrite parts of the existing file: start from a copy.
+  const keep = exists && !(flags & OPEN_FLAG.TRUNC);
+  const claim: UploadClaim = { temp, adds: !exists, bytes: keep ? (await lstat(real)).size : 0 };
+  await ctx.quotas.beginUpload(ctx.who.merchantId, join(ctx.home, INBOUND), claim);
+  try {
+    if (keep) await copyFile(real, temp, constants.COPYFILE_EXCL);
+    const file = await open(temp, keep ? O_RDWR | O_NOFOLLOW : O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o640);
+    return { file, claim };
+  } catch (err) {
+    ctx.quotas.endUpload(ctx.who.merchantId, claim, false);
+    await unlink(temp).catch(() => {});
+    throw err;
+  }
+}
+
 async function openUpload(ctx: SessionContext, reqId: number, path: string, flags: number): Promise<void> {
   const t = await resolveTarget(ctx, path, 'write');
   if (flags & OPEN_FLAG.APPEND) throw new Refusal('unsupported', 'appending is not supported: upload the whole file');
@@ -43,13 +63,13 @@ async function openUpload(ctx: SessionContext, reqId: number, path: string, flag
     throw new Refusal('no_such_file', 'no such file');
   }
   ctx.handles.reserve();
-  const temp = join(dirname(t.real), `${UPLOAD_TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
-  // Without TRUNC the client may rewrite parts of the existing file: start from a copy.
-  const keep = t.exists && !(flags & OPEN_FLAG.TRUNC);
-  if (keep) await copyFile(t.real, temp, constants.COPYFILE_EXCL);
-  const file = await open(temp, keep ? O_RDWR | O_NOFOLLOW : O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o640);
-  const size = keep ? (await file.stat()).size : 0;
-  addHandle(ctx, reqId, { kind: 'upload', path: t.v.path, file, temp, target: t.real, size, failed: undefined });
+  const { file, claim } = await createTemp(ctx, t.real, t.exists, flags);
+  try {
+    addHandle(ctx, reqId, { kind: 'upload', path: t.v.path, file, temp: claim.temp, target: t.real, size: claim.bytes, claim, failed: undefined });
+  } catch (err) {
+    ctx.quotas.endUpload(ctx.who.merchantId, claim, false);
+    throw err;
+  }
 }
 
 async function openRead(ctx: SessionContext, reqId: number, path: string): Promise<void> {
@@ -81,11 +101,13 @@ function onRead(ctx: SessionContext) {
     });
 }
 
-function tooLarge(ctx: SessionContext, h: UploadHandle, end: number): boolean {
-  if (end <= ctx.limits.maxFileSizeBytes) return false;
+/** A write past the file size limit or the merchant's quota fails the whole upload. */
+function refuseWrite(ctx: SessionContext, h: UploadHandle, end: number): boolean {
+  const reason = end > ctx.limits.maxFileSizeBytes ? `the file exceeds ${ctx.limits.maxFileSizeBytes} bytes` : ctx.quotas.grow(ctx.who.merchantId, h.claim, end);
+  if (reason === undefined) return false;
   if (!h.failed) {
-    h.failed = `the file exceeds ${ctx.limits.maxFileSizeBytes} bytes`;
-    ctx.audit('upload_failed', { ...auditFields(ctx, h.path), bytes: end, reason: h.failed });
+    h.failed = reason;
+    ctx.audit('upload_failed', { ...auditFields(ctx, h.path), bytes: end, reason });
   }
   return true;
 }
@@ -95,7 +117,7 @@ function onWrite(ctx: SessionContext) {
     run(ctx, reqId, 'write', null, async () => {
       const h = ctx.handles.get(handle, 'upload', 'read');
       if (h.kind === 'read') throw new Refusal('denied', 'the file was opened for reading');
-      if (h.failed || tooLarge(ctx, h, offset + data.length)) return ctx.sftp.status(reqId, STATUS.FAILURE, h.failed);
+      if (h.failed || refuseWrite(ctx, h, offset + data.length)) return ctx.sftp.status(reqId, STATUS.FAILURE, h.failed);
       ctx.writes.begin();
       try {
         await h.file.write(data, 0, data.length, offset);
@@ -132,12 +154,23 @@ function onFsetstat(ctx: SessionContext) {
 /** Renames a finished upload into place and hands it over; answers the CLOSE. */
 async function publish(ctx: SessionContext, reqId: number, h: UploadHandle): Promise<void> {
   // FileHandle.close() waits for the writes still pending on it.
-  await h.file.close();
+  let published = false;
+  try {
+    await h.file.close();
+    published = await moveIntoPlace(ctx, reqId, h);
+  } finally {
+    ctx.quotas.endUpload(ctx.who.merchantId, h.claim, published);
+  }
+}
+
+/** Answers the CLOSE; true once the file is in place. */
+async function moveIntoPlace(ctx: SessionContext, reqId: number, h: UploadHandle): Promise<boolean> {
   const refuse = h.failed ?? (ctx.locks.isBusy(h.target) ? 'the file is being ingested' : undefined);
   if (refuse) {
     await unlink(h.temp).catch(() => {});
     if (!h.failed) ctx.audit('upload_failed', { ...auditFields(ctx, h.path), bytes: h.size, reason: refuse });
-    return ctx.sftp.status(reqId, h.failed ? STATUS.FAILURE : STATUS.PERMISSION_DENIED, refuse);
+    ctx.sftp.status(reqId, h.failed ? STATUS.FAILURE : STATUS.PERMISSION_DENIED, refuse);
+    return false;
   }
   try {
     await rename(h.temp, h.target);
@@ -150,6 +183,7 @@ async function publish(ctx: SessionContext, reqId: number, h: UploadHandle): Pro
   ctx.audit('upload', { ...auditFields(ctx, h.path), bytes: size });
   ctx.sftp.status(reqId, STATUS.OK);
   void ctx.handover.offer(h.target, 'sftp', ctx.who).catch((err: unknown) => ctx.log.error({ err, path: h.target }, 'hand-over failed'));
+  return true;
 }
 
 function onClose(ctx: SessionContext) {
@@ -170,6 +204,7 @@ export async function abandonHandles(ctx: SessionContext): Promise<void> {
     if (h.kind === 'dir') continue;
     await h.file.close().catch(() => {});
     if (h.kind === 'upload') {
+      ctx.quotas.endUpload(ctx.who.merchantId, h.claim, false);
       await unlink(h.temp).catch(() => {});
       ctx.audit('upload_failed', { ...auditFields(ctx, h.path), bytes: h.size, reason: 'the session ended before the file was closed' });
     } else {

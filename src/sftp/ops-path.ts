@@ -68,6 +68,7 @@ function onMkdir(ctx: SessionContext) {
     run(ctx, reqId, 'mkdir', path, async () => {
       const { v, real, exists } = await resolveTarget(ctx, path, 'write');
       if (exists) throw new Refusal('failure', 'already exists');
+      await ctx.quotas.checkFolder(join(ctx.home, INBOUND), v.below.length);
       await mkdir(real, { mode: 0o750 });
       ctx.audit('mkdir', auditFields(ctx, v.path));
       ctx.sftp.status(reqId, STATUS.OK);
@@ -110,6 +111,7 @@ function onRename(ctx: SessionContext) {
       refuseIfBusy(ctx, from.real);
       if (ctx.locks.isBusyBelow(from.real)) throw new Refusal('denied', 'a file in this folder is being ingested');
       const st = await statNoFollow(from.real);
+      if (st.isDirectory()) await ctx.quotas.checkMove(from.real, to.v.below.length);
       if (st.isFile()) {
         await link(from.real, to.real);
         await unlink(from.real);

@@ -3,6 +3,7 @@
 // `write` is inbound/ only, and never the inbound folder itself.
 import type { SessionContext } from './context.ts';
 import { checkOnDisk, normaliseVirtual, realPathOf, type VirtualPath } from './paths.ts';
+import { UPLOAD_TEMP_PREFIX } from './names.ts';
 import { Refusal } from './refusal.ts';
 
 export interface Target {
@@ -14,6 +15,9 @@ export interface Target {
 function lexical(ctx: SessionContext, input: string, access: 'read' | 'write'): { v: VirtualPath; real: string } {
   const v = normaliseVirtual(input);
   if (v.area === 'root' && v.below.length > 0) throw new Refusal('denied', 'only inbound/ and outbound/ exist here');
+  // Our upload temp files are hidden and belong to uploads in progress: a client may
+  // neither create such a name (it would never be ingested) nor touch another's.
+  if (v.below.some((s) => s.startsWith(UPLOAD_TEMP_PREFIX))) throw new Refusal('denied', `names starting with ${UPLOAD_TEMP_PREFIX} are reserved`);
   if (access === 'write') {
     if (v.area === 'outbound') throw new Refusal('denied', 'outbound/ is read-only');
     if (v.area === 'root') throw new Refusal('denied', 'files go into inbound/');

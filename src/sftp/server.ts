@@ -17,6 +17,7 @@ import { handleConnection, type ConnectionDeps } from './connection.ts';
 import { createHandover, type OnFileReady } from './handover.ts';
 import { loadHostKeys } from './host-keys.ts';
 import { createAuthThrottle, createCounter } from './limits.ts';
+import { createQuotas } from './quota.ts';
 import { createFileLocks, type FileLocks } from './locks.ts';
 import { UPLOAD_TEMP_PREFIX } from './names.ts';
 import { sshNativeCrypto } from './native.ts';
@@ -171,6 +172,7 @@ export async function startSftp(opts: SftpStageOptions): Promise<SftpStage> {
     throttle: createAuthThrottle(config.authFailuresPerMinute),
     connections: createCounter(config.maxSessionsPerMerchant),
     sessions: createCounter(config.maxSessionsPerMerchant),
+    quotas: createQuotas(config),
   };
   const ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: 'rescued' });
   const gate = openGate(ssh, deps, audit);

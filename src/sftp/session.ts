@@ -10,6 +10,7 @@ import { HandleTable } from './handles.ts';
 import type { FileLocks } from './locks.ts';
 import { abandonHandles, registerFileOps } from './ops-file.ts';
 import { registerPathOps } from './ops-path.ts';
+import type { Quotas } from './quota.ts';
 
 export interface SessionOptions {
   sftp: SFTPWrapper;
@@ -17,6 +18,7 @@ export interface SessionOptions {
   who: FileOwner;
   remoteAddress: string;
   limits: SessionLimits & { maxInFlightWrites: number };
+  quotas: Quotas;
   audit: Audit;
   locks: FileLocks;
   handover: Handover;
