@@ -4,6 +4,7 @@
 // four, a CVV next to its name or to a card number is redacted, wherever it appears, because
 // a log line is the easiest place for a card number to escape. Database errors log the
 // statement's name and code, never its parameters.
+import { sqlState } from './db/errors.ts';
 import pino, { type Logger, type DestinationStream } from 'pino';
 import { REDACTED, databaseMessage, scrubText, stackFrames, statementName } from './scrub.ts';
 
@@ -33,7 +34,7 @@ function scrubError(e: Error): Record<string, unknown> {
     const cause = e.cause instanceof Error ? e.cause : undefined;
     const statement = statementName(e.query);
     return {
-      type: 'DatabaseError', statement, code: codeOf(cause),
+      type: 'DatabaseError', statement, code: sqlState(e) ?? codeOf(cause),
       message: `${statement} failed${cause ? `: ${databaseMessage(cause.message)}` : ''}`, stack: stackFrames(e.stack),
     };
   }

@@ -61,3 +61,16 @@ export const authThrottled = new Counter({
   labelNames: ['endpoint'] as const,
   registers: [registry],
 });
+
+export const intakeRetries = new Counter({
+  name: 'rescued_intake_retries_total',
+  help: 'batch file ingests that failed and were scheduled to be tried again',
+  registers: [registry],
+});
+
+export const intakeQuarantined = new Counter({
+  name: 'rescued_intake_quarantined_total',
+  help: 'batch files set aside in the quarantine because intake could not store them, by reason (refused, transient)',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});

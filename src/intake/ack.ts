@@ -33,10 +33,11 @@ export interface AckSummary {
   status: AckStatus;
   counts: { entries: number; accepted: number; rejected: number };
   /**
-   * What became of the input: `archived` (it held no card number in clear) or `deleted` (it
-   * did, anywhere in its bytes, or it was rejected whole).
+   * What became of the input: `archived` (it held no card number in clear), `deleted` (it
+   * did, anywhere in its bytes, or it was rejected whole) or `quarantined` (it could not be
+   * stored: a redacted copy is kept for the operator).
    */
-  input: 'archived' | 'deleted';
+  input: 'archived' | 'deleted' | 'quarantined';
   error?: FileError;
 }
 

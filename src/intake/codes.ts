@@ -14,5 +14,7 @@ export const INTAKE_ERRORS = {
   ERR_INTAKE_TOO_LARGE: { status: 413, retryable: false, message: 'The file unpacks to more than intake.maxUnpackedBytes, or expands more than intake.maxExpansionRatio; nothing was kept.' },
   ERR_INTAKE_ENTRY_TOO_LARGE: { status: 413, retryable: false, message: 'An entry is larger than intake.maxEntryBytes, or a key than intake.maxKeyBytes; nothing was kept.' },
   ERR_INTAKE_TOO_DEEP: { status: 400, retryable: false, message: 'An entry nests deeper than intake.maxDepth; nothing was kept.' },
+  ERR_INTAKE_STORAGE_REFUSED: { status: 500, retryable: false, message: 'The database refused to store the file; nothing was kept. The operator was alerted and holds a redacted copy.' },
+  ERR_INTAKE_STORAGE_UNAVAILABLE: { status: 503, retryable: true, message: 'The file could not be stored: the database stayed unavailable through intake.maxTries tries; nothing was kept. Send the file again.' },
   ERR_INTAKE_NOT_DECLINED: { status: 400, retryable: false, message: 'Only declined transactions can be rescued (isDeclined: true).' },
 } as const satisfies Record<string, ErrorSpec>;

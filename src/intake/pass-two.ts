@@ -83,6 +83,9 @@ export async function streamEntries(tx: Tx, deps: IntakeDeps, file: IntakeFile, 
         if (pending.length >= chunkSize) {
           await inFlight;
           inFlight = flush(pending);
+          // Its failure is awaited later (above, or at the next chunk); until then it must not
+          // count as unhandled, which would end the process.
+          inFlight.catch(() => undefined);
           pending = [];
         } else if (pending.length % YIELD_EVERY === 0) {
           // A file chunk holds hundreds of entries, parsed without a pause; the chunk being

@@ -1,7 +1,8 @@
 // The intake stage: complete batch files handed over by the SFTP stage (uploads and the
-// inbound watcher) are ingested one at a time. Stopping aborts the file in progress — its
-// transaction rolls back and the file stays in inbound/, to be ingested again from the start
-// by the next process — and waits for it, so storage closes after intake.
+// inbound watcher) are ingested one at a time, through the retrying queue (queue.ts).
+// Stopping aborts the file in progress — its transaction rolls back and the file stays in
+// inbound/, to be ingested again from the start by the next process — and waits for it, so
+// storage closes after intake.
 import { join } from 'node:path';
 import type { Core } from '../core.ts';
 import type { Db } from '../db/client.ts';
@@ -9,7 +10,7 @@ import type { ReadyFile } from '../sftp/handover.ts';
 import { createVault } from '../vault/service.ts';
 import { sandboxTestCards } from '../vault/test-cards.ts';
 import { vaultCardResolver } from './cards.ts';
-import { FileHandledElsewhere, ingestFile } from './ingest.ts';
+import { createIngestQueue } from './queue.ts';
 import type { IntakeDeps } from './types.ts';
 
 export interface IntakeStage {
@@ -33,28 +34,12 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     limits: config.intake,
     signal: abort.signal,
   };
-  let queue: Promise<void> = Promise.resolve();
-
-  async function ingest(file: ReadyFile): Promise<void> {
-    if (abort.signal.aborted) return;
-    try {
-      await ingestFile(deps, { merchantId: file.merchantId, mid: file.mid, path: file.path, name: file.name, outboundDir: await outboundFor(file.username) });
-    } catch (err) {
-      if (err instanceof FileHandledElsewhere) log.info({ mid: file.mid, file: file.name }, 'file left to the instance that ingests it');
-      else if (abort.signal.aborted) log.info({ mid: file.mid, file: file.name }, 'ingest interrupted by shutdown; the file stays in inbound/');
-      else log.error({ err, mid: file.mid, file: file.name }, 'ingest failed; the file stays in inbound/ and is retried at the next start');
-    }
-  }
-
+  const queue = createIngestQueue({ deps, policy: config.intake, quarantineDir: join(config.dataDir, 'quarantine'), outboundFor, log });
   return {
-    onFileReady(file) {
-      const run = queue.then(() => ingest(file));
-      queue = run;
-      return run;
-    },
+    onFileReady: (file) => queue.onFileReady(file),
     async stop() {
       abort.abort();
-      await queue;
+      await queue.stop();
     },
   };
 }
