@@ -68,6 +68,9 @@ describe.each(DB_KINDS)('a decompression bomb through rescued serve on %s', (kin
     // (1 GiB here): the whole daemon's baseline is its other stages (and PGlite's WASM heap).
     process.stdout.write(`bomb on ${kind}: daemon RSS ${(baseline / MIB).toFixed(0)} MiB before, ${(peak / MIB).toFixed(0)} MiB at most while reading\n`);
     expect(peak - baseline).toBeLessThan(64 * MIB);
+    // On PostgreSQL the whole daemon stays inside the intake budget. On PGlite the embedded
+    // database's WASM heap lives in the same process and is most of its RSS before any file.
+    if (kind === 'postgres') expect(peak).toBeLessThan(256 * MIB);
     daemon.child.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(0);
   });

@@ -1,7 +1,7 @@
 // Runs `rescued` as a real process (the pinned Node, src/main.ts), for end-to-end tests.
 import { afterAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedPgliteDir } from './db.ts';
@@ -69,9 +69,14 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
+/** The Node flags of `npm start` (and the systemd unit): the daemon under test runs as deployed. */
+const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(' ')
+  .filter((arg) => arg.startsWith('--'));
+
 export function startDaemon(env: NodeJS.ProcessEnv): RunningDaemon {
   // Any free SFTP port unless the test names one: daemons of parallel test files must not collide on 2222.
-  const child = spawn(process.execPath, [MAIN, 'serve'], { cwd: ROOT, env: cleanEnv({ RESCUED_SFTP_PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...START_FLAGS, MAIN, 'serve'], { cwd: ROOT, env: cleanEnv({ RESCUED_SFTP_PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.on('exit', () => children.delete(child));
   let out = '';
