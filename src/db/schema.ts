@@ -76,6 +76,31 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
+export const PROCESSOR_ACCOUNT_TYPES = ['sandbox', 'stripe', 'adyen', 'braintree', 'authorizenet', 'nmi', 'http'] as const;
+
+/**
+ * A merchant's own gateway account, through which its retries are charged (DESIGN.md §3
+ * "Processors"). The credentials are sealed under the vault key ring, bound to the row's id,
+ * and follow `vault rotate`. A removed account stays for the attempts that name it.
+ */
+export const processorAccounts = pgTable(
+  'processor_accounts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    merchantId: uuid('merchant_id').notNull().references(() => merchants.id),
+    type: text('type', { enum: PROCESSOR_ACCOUNT_TYPES }).notNull(),
+    label: text('label').notNull(),
+    isDefault: boolean('is_default').notNull().default(false),
+    credentialsSealed: text('credentials_sealed').notNull(),
+    createdAt: createdAt(),
+    removedAt: timestamp('removed_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('processor_accounts_label_uq').on(t.merchantId, t.label).where(sql`removed_at is null`),
+    uniqueIndex('processor_accounts_default_uq').on(t.merchantId).where(sql`is_default and removed_at is null`),
+  ],
+);
+
 export const sftpUsers = pgTable('sftp_users', {
   id: uuid('id').primaryKey().defaultRandom(),
   merchantId: uuid('merchant_id').notNull().unique().references(() => merchants.id),
@@ -256,6 +281,16 @@ export const attempts = pgTable(
     latencyMs: integer('latency_ms'),
     /** Why this attempt was made at this time (the planner's retry reason). */
     planReason: text('plan_reason'),
+    /** The merchant's gateway account it went through (null: the sandbox processor). */
+    accountId: uuid('account_id'),
+    /** Why that account: explicit (additionalFields), decliner (the gateway that declined), default, sandbox. */
+    route: text('route'),
+    /** The gateway's own code and message, as sent. */
+    rawCode: text('raw_code'),
+    rawMessage: text('raw_message'),
+    networkTransactionId: text('network_transaction_id'),
+    /** The call's outcome became unknown (timeout, reset, 5xx) at this time; cleared when reconciled. */
+    unknownSince: timestamp('unknown_since', { withTimezone: true }),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },

@@ -26,6 +26,9 @@ function toAttempt(r: Record<string, unknown>): AttemptRow {
     adviceCode: (r.advice_code as string | null) ?? null, declineClass: (r.decline_class as string | null) ?? null, reason: (r.reason as string | null) ?? null,
     processorRef: (r.processor_ref as string | null) ?? null, latencyMs: intOrNull(r.latency_ms), planReason: (r.plan_reason as string | null) ?? null,
     startedAt: dateOf(r.started_at), finishedAt: dateOrNull(r.finished_at),
+    accountId: (r.account_id as string | null) ?? null, route: (r.route as string | null) ?? null, rawCode: (r.raw_code as string | null) ?? null,
+    rawMessage: (r.raw_message as string | null) ?? null, networkTransactionId: (r.network_transaction_id as string | null) ?? null,
+    unknownSince: dateOrNull(r.unknown_since),
   };
 }
 

@@ -15,6 +15,7 @@ const attempt = {
   id: 'a', orderSessionKey: order.id, merchantId: 'm', cardToken: 'tok_secret_token', attemptNo: 1, idempotencyKey: `${order.id}:1`, status: 'declined' as const,
   amount: 1999, currency: 'USD', responseCode: '51', adviceCode: null, declineClass: 'soft-funds', reason: 'insufficient_funds', processorRef: 'sbx_1',
   latencyMs: 12, planReason: 'payday_morning', startedAt: T('06T06:17:00'), finishedAt: T('06T06:17:01'),
+  accountId: null, route: null, rawCode: null, rawMessage: null, networkTransactionId: null, unknownSince: null,
 };
 
 describe('orders show', () => {

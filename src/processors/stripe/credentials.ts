@@ -1,0 +1,15 @@
+// A Stripe account: its secret (or restricted) API key. `rawCardData` says whether the account
+// may receive card numbers (Stripe grants raw card data access on request); without it only
+// Stripe-stored payment methods (additionalFields processor.paymentMethod) can be charged.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const StripeCredentials = Type.Object(
+  {
+    secretKey: Type.String({ pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$', description: 'secret or restricted key (sk_live_…, rk_live_…)' }),
+    rawCardData: Type.Optional(Type.Boolean({ description: 'the account has raw card data access: vault cards may be charged' })),
+  },
+  { additionalProperties: false },
+);
+export type StripeCredentials = Static<typeof StripeCredentials>;
+
+export const STRIPE_SECRETS = ['secretKey'] as const;

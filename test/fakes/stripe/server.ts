@@ -1,0 +1,168 @@
+// A local Stripe for tests, written from the API reference (docs.stripe.com/api: PaymentIntents
+// create/cancel/search, Refunds, Balance; errors as `{ error: { type, code, decline_code, … } }`
+// with HTTP 402 for card errors). It checks the bearer key and the required fields, keeps
+// idempotency keys as Stripe does (same key and same parameters → the first answer again;
+// other parameters → 400 idempotency_error), records every request, and answers as scripted.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type StripeBehaviour =
+  | { kind: 'approve'; networkTransactionId?: string }
+  | { kind: 'decline'; declineCode: string; networkDeclineCode?: string; networkAdviceCode?: string; adviceCode?: string }
+  | { kind: 'requires_action' }
+  | { kind: 'status'; status: 429 | 500 | 503 | 400 }
+  | { kind: 'timeout' }
+  | { kind: 'reset' }
+  | { kind: 'malformed' }
+  /** Charges, then drops the connection before answering: the outcome is unknown to the caller. */
+  | { kind: 'reset_after_charge' }
+  | { kind: 'delay'; ms: number };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown>;
+  rawUrl: string;
+}
+
+export interface StripeFake {
+  url: string;
+  key: string;
+  requests: RecordedRequest[];
+  /** PaymentIntents that succeeded, by id: the money actually taken. */
+  charges: Map<string, { amount: number; key: string; metadata: Record<string, string> }>;
+  /** Behaviours for the next payment_intents calls, in order; then `fallback`. */
+  script(...next: StripeBehaviour[]): void;
+  fallback(b: StripeBehaviour): void;
+  close(): Promise<void>;
+}
+
+/** `a[b][c]=v` form fields → nested objects (arrays as `a[0]` or `a[]`). */
+export function parseForm(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    const path = name.split(/\[|\]\[|\]/).filter((p, i) => p !== '' || i === 0);
+    let node = out as Record<string, unknown>;
+    path.forEach((p, i) => {
+      if (i === path.length - 1) node[p] = value;
+      else node = (node[p] ??= {}) as Record<string, unknown>;
+    });
+  }
+  return out;
+}
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${Math.random().toString(36).slice(2)}` });
+  res.end(JSON.stringify(body));
+};
+const error = (res: ServerResponse, status: number, body: Record<string, unknown>) => json(res, status, { error: body });
+
+let counter = 0;
+const id = (prefix: string) => `${prefix}_${(++counter).toString().padStart(8, '0')}${Math.random().toString(36).slice(2, 8)}`;
+
+export async function startStripeFake(opts: { key?: string } = {}): Promise<StripeFake> {
+  const key = opts.key ?? 'sk_test_fakefakefake1234';
+  const requests: RecordedRequest[] = [];
+  const charges: StripeFake['charges'] = new Map();
+  const intents = new Map<string, Record<string, unknown>>();
+  const idempotency = new Map<string, { params: string; status: number; body: unknown }>();
+  const queue: StripeBehaviour[] = [];
+  let fallback: StripeBehaviour = { kind: 'approve' };
+
+  function intentFor(body: Record<string, unknown>, b: StripeBehaviour): { status: number; body: unknown; charged: boolean } {
+    const pi: Record<string, unknown> = { id: id('pi'), object: 'payment_intent', amount: Number(body.amount), currency: body.currency, metadata: body.metadata ?? {}, livemode: false };
+    intents.set(pi.id as string, pi);
+    if (b.kind === 'decline') {
+      const charge = { id: id('ch'), object: 'charge', outcome: { network_decline_code: b.networkDeclineCode ?? null, network_advice_code: b.networkAdviceCode ?? null, advice_code: b.adviceCode ?? null } };
+      Object.assign(pi, { status: 'requires_payment_method', latest_charge: charge.id, last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: b.declineCode, message: 'Your card was declined.' } });
+      return {
+        status: 402, charged: false,
+        body: { error: { type: 'card_error', code: 'card_declined', decline_code: b.declineCode, message: 'Your card was declined.', charge: charge.id, payment_intent: pi, ...(b.networkDeclineCode ? { network_decline_code: b.networkDeclineCode } : {}), ...(b.networkAdviceCode ? { network_advice_code: b.networkAdviceCode } : {}), ...(b.adviceCode ? { advice_code: b.adviceCode } : {}) } },
+      };
+    }
+    if (b.kind === 'requires_action') return { status: 200, charged: false, body: Object.assign(pi, { status: 'requires_action', latest_charge: null }) };
+    const charge = { id: id('ch'), object: 'charge', payment_method_details: { type: 'card', card: { network_transaction_id: (b.kind === 'approve' && b.networkTransactionId) || `ntid_${pi.id as string}` } } };
+    return { status: 200, charged: true, body: Object.assign(pi, { status: 'succeeded', latest_charge: charge }) };
+  }
+
+  function createIntent(req: RecordedRequest, res: ServerResponse, b: StripeBehaviour): void {
+    const body = req.body;
+    if (body.amount === undefined || body.currency === undefined) return error(res, 400, { type: 'invalid_request_error', code: 'parameter_missing', message: 'Missing required param: amount.' });
+    if (!body.payment_method && !(body.payment_method_data as { card?: unknown } | undefined)?.card) return error(res, 400, { type: 'invalid_request_error', code: 'parameter_missing', message: 'A payment method is required.' });
+    const idem = req.headers['idempotency-key'] as string | undefined;
+    const params = JSON.stringify(body);
+    const seen = idem ? idempotency.get(idem) : undefined;
+    if (seen) {
+      if (seen.params !== params) return error(res, 400, { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' });
+      res.setHeader('idempotent-replayed', 'true');
+      return json(res, seen.status, seen.body);
+    }
+    const answer = intentFor(body, b);
+    if (idem) idempotency.set(idem, { params, status: answer.status, body: answer.body });
+    if (answer.charged) {
+      const pi = answer.body as { id: string; amount: number; metadata: Record<string, string> };
+      charges.set(pi.id, { amount: pi.amount, key: idem ?? '', metadata: pi.metadata });
+    }
+    if (b.kind === 'reset_after_charge') return void res.socket?.destroy();
+    json(res, answer.status, answer.body);
+  }
+
+  function route(req: RecordedRequest, res: ServerResponse): void {
+    if (req.method === 'POST' && req.path === '/v1/payment_intents') {
+      const b = queue.shift() ?? fallback;
+      if (b.kind === 'timeout') return; // never answers
+      if (b.kind === 'reset') return void res.socket?.destroy();
+      if (b.kind === 'malformed') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "pi_');
+      if (b.kind === 'status') return error(res, b.status, { type: b.status === 429 ? 'rate_limit_error' : b.status === 400 ? 'invalid_request_error' : 'api_error', message: `scripted ${b.status}` });
+      if (b.kind === 'delay') return void setTimeout(() => createIntent(req, res, { kind: 'approve' }), b.ms);
+      return createIntent(req, res, b);
+    }
+    const cancel = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(req.path);
+    if (req.method === 'POST' && cancel) {
+      const pi = intents.get(cancel[1]!);
+      if (!pi) return error(res, 404, { type: 'invalid_request_error', code: 'resource_missing', message: 'No such payment_intent' });
+      charges.delete(pi.id as string);
+      return json(res, 200, Object.assign(pi, { status: 'canceled' }));
+    }
+    if (req.method === 'POST' && req.path === '/v1/refunds') {
+      if (!intents.has(req.body.payment_intent as string)) return error(res, 404, { type: 'invalid_request_error', code: 'resource_missing', message: 'No such payment_intent' });
+      return json(res, 200, { id: id('re'), object: 'refund', amount: Number(req.body.amount), status: 'succeeded', payment_intent: req.body.payment_intent });
+    }
+    if (req.method === 'GET' && req.path === '/v1/payment_intents/search') {
+      const wanted = /metadata\['rescued_key'\]:'(.*)'/.exec(new URL(`http://x${req.rawUrl}`).searchParams.get('query') ?? '')?.[1];
+      const data = [...intents.values()].filter((pi) => (pi.metadata as Record<string, string>).rescued_key === wanted);
+      return json(res, 200, { object: 'search_result', data, has_more: false });
+    }
+    if (req.method === 'GET' && req.path === '/v1/balance') return json(res, 200, { object: 'balance', livemode: false, available: [] });
+    error(res, 404, { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.path})` });
+  }
+
+  const server = createServer((req, res) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (text += d));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      const recorded = { method: req.method ?? 'GET', path, headers: req.headers, body: parseForm(text), rawUrl: req.url ?? '/' };
+      requests.push(recorded);
+      if (req.headers.authorization !== `Bearer ${key}`) return error(res, 401, { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_****' });
+      route(recorded, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    key,
+    requests,
+    charges,
+    script: (...next) => void queue.push(...next),
+    fallback: (b) => void (fallback = b),
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
