@@ -53,7 +53,7 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
     if (sftp) stages.push({ name: 'sftp', stop: () => sftp.stop() });
 
     // The processor behind the real-time calls (CIT evaluate, challenge, refund).
-    const processor = createProcessor(config, { db: core.database.db, vault: core.vault, log });
+    const processor = createProcessor(config, { db: core.database.db, vault: core.vault, ring: core.keyRing, log });
     if (config.engine.enabled) {
       const engine = startEngineStage(core, processor);
       stages.push({ name: 'engine', stop: () => engine.stop() });

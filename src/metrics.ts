@@ -74,3 +74,17 @@ export const intakeQuarantined = new Counter({
   labelNames: ['reason'] as const,
   registers: [registry],
 });
+
+export const gatewayCalls = new Counter({
+  name: 'rescued_gateway_calls_total',
+  help: 'calls to merchants\' gateway accounts by type, operation and outcome (approved, declined, not_sent, unknown, rejected)',
+  labelNames: ['type', 'operation', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const gatewayCircuitOpened = new Counter({
+  name: 'rescued_gateway_circuit_opened_total',
+  help: 'times a processor account was paused after repeated failed calls, by type',
+  labelNames: ['type'] as const,
+  registers: [registry],
+});

@@ -10,6 +10,8 @@ export interface CliIo {
   out(text: string): void;
   /** Errors, and log lines at warn and above. */
   err(text: string): void;
+  /** Standard input, read whole (processor credentials); undefined: the process's own. */
+  stdin?: () => Promise<string>;
   /** The command's exit status: 0, 1, or 78 for a configuration error. */
   setExitCode(code: number): void;
   /**

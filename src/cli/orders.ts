@@ -2,7 +2,8 @@
 // attempts with their results and why each was made then, and the planned next attempt with
 // its reason. Cards appear as brand and last four digits only.
 import type { Command } from 'commander';
-import { orderAttempts, type AttemptRow } from '../db/queries/attempts.ts';
+import { listAttempts, type AttemptWithAccount } from '../db/queries/find-order.ts';
+import { gatewayView } from '../orders/view.ts';
 import { findOrderByKey } from '../db/queries/order-by-key.ts';
 import { RescuedError } from '../errors.ts';
 import { withCore } from './context.ts';
@@ -12,7 +13,7 @@ type Found = NonNullable<Awaited<ReturnType<typeof findOrderByKey>>>;
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
 
 /** The view printed: what an operator needs to understand the order, nothing that identifies the card. */
-export function orderView(found: Found, attempts: AttemptRow[]) {
+export function orderView(found: Found, attempts: AttemptWithAccount[]) {
   const o = found.order;
   const open = o.status === 'SUBMITTED' || o.status === 'PENDING' || o.status === 'PROCESSING';
   return {
@@ -40,6 +41,7 @@ export function orderView(found: Found, attempts: AttemptRow[]) {
       class: a.declineClass,
       reason: a.reason,
       processorRef: a.processorRef,
+      gateway: gatewayView(a),
       latencyMs: a.latencyMs,
     })),
     next: open && o.status !== 'PROCESSING' ? { at: iso(o.nextAttemptAt), why: o.planReason } : null,
@@ -59,6 +61,8 @@ export function orderText(v: ReturnType<typeof orderView>): string {
   for (const a of v.attempts) {
     const result = a.status === 'declined' ? `declined ${a.responseCode}${a.adviceCode ? ` MAC ${a.adviceCode}` : ''} ${a.reason ?? ''} [${a.class ?? '?'}]` : `${a.status}${a.responseCode ? ` ${a.responseCode}` : ''}`;
     lines.push(`    #${a.attemptNo} ${a.startedAt}  ${result.trim()}  (why: ${a.why ?? 'first look'}${a.latencyMs !== null ? `, ${a.latencyMs} ms` : ''})`);
+    const g = a.gateway;
+    if (g) lines.push(`        via ${g.account ?? 'sandbox'} (${g.type ?? 'sandbox'}, ${g.route ?? '-'})${g.rawCode ? ` raw ${g.rawCode}` : ''}${g.rawMessage ? ` "${g.rawMessage}"` : ''}${g.networkTransactionId ? ` ntid ${g.networkTransactionId}` : ''}`);
   }
   if (v.next) lines.push(`  next attempt: ${v.next.at} (why: ${v.next.why ?? 'to be planned'})`);
   else if (v.inFlight) lines.push(`  in flight: held by ${v.inFlight.leaseOwner} until ${v.inFlight.leaseExpiresAt}`);
@@ -76,7 +80,7 @@ export function orderCommands(program: Command): void {
       withCore(program, async (core, print) => {
         const found = await findOrderByKey(core.database.db, key);
         if (!found) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No order with orderSessionKey ${key}.`);
-        const view = orderView(found, await orderAttempts(core.database.db, found.order.id));
+        const view = orderView(found, await listAttempts(core.database.db, found.order.id));
         print(opts.json ? view : orderText(view), opts.json);
       }),
     );

@@ -1,4 +1,5 @@
-// The `rescued` command tree: serve, migrate, merchant …, vault rotate, orders …, webhooks ….
+// The `rescued` command tree: serve, migrate, merchant …, vault rotate, orders …, webhooks …,
+// processor ….
 // Built around a CliIo so that `src/main.ts` runs it on the process and tests run the same
 // commands in-process.
 import { Command } from 'commander';
@@ -9,6 +10,7 @@ import { merchantCommands } from './merchant.ts';
 import { vaultCommands } from './vault.ts';
 import { orderCommands } from './orders.ts';
 import { webhookCommands } from './webhooks.ts';
+import { processorCommands } from './processor.ts';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('rescued')
@@ -48,5 +50,6 @@ export function buildProgram(io: CliIo): Command {
   vaultCommands(program);
   orderCommands(program);
   webhookCommands(program);
+  processorCommands(program);
   return program;
 }

@@ -16,7 +16,7 @@ export function vaultCommands(program: Command): void {
 
   vault
     .command('rotate')
-    .description('re-encrypt every card and webhook secret not yet under vault.activeKeyId, in batches; prints counts; idempotent')
+    .description('re-encrypt every card, webhook secret and processor credential not yet under vault.activeKeyId, in batches; prints counts; idempotent')
     .option('--batch-size <n>', 'rows per transaction', batchSize, 500)
     .option('--json', 'print JSON')
     .action((opts: { batchSize: number; json?: boolean }) =>
@@ -26,7 +26,7 @@ export function vaultCommands(program: Command): void {
           batchSize: opts.batchSize,
           onBatch: (what, c) => core.log.debug({ component: 'cli', what, ...c }, 'vault rotate: batch done'),
         });
-        const { cards, webhookSecrets } = report;
+        const { cards, webhookSecrets, processorCredentials } = report;
         print(
           opts.json
             ? report
@@ -34,11 +34,13 @@ export function vaultCommands(program: Command): void {
                 `active key: ${report.activeKeyId}`,
                 `cards re-encrypted: ${cards.rotated}, failed: ${cards.failed}`,
                 `webhook endpoints re-encrypted: ${webhookSecrets.rotated}, failed: ${webhookSecrets.failed}`,
+                `processor accounts re-encrypted: ${processorCredentials.rotated}, failed: ${processorCredentials.failed}`,
               ].join('\n'),
           opts.json,
         );
-        if (cards.failed + webhookSecrets.failed > 0) {
-          throw new RescuedError('ERR_VAULT_ROTATE_INCOMPLETE', `${cards.failed + webhookSecrets.failed} sealed values could not be opened with the configured keys; keep the old keys listed and check the log.`);
+        const failed = cards.failed + webhookSecrets.failed + processorCredentials.failed;
+        if (failed > 0) {
+          throw new RescuedError('ERR_VAULT_ROTATE_INCOMPLETE', `${failed} sealed values could not be opened with the configured keys; keep the old keys listed and check the log.`);
         }
       }),
     );

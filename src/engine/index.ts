@@ -10,7 +10,7 @@ import PQueue from 'p-queue';
 import type { Clock } from '../clock.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Db } from '../db/client.ts';
-import type { Claimed } from '../db/queries/claim-attempts.ts';
+import { pinAttempts, type Claimed } from '../db/queries/claim-attempts.ts';
 import type { Logger } from '../log.ts';
 import { queueDepth } from '../metrics.ts';
 import type { Processor } from '../processors/types.ts';
@@ -23,7 +23,7 @@ import { resolveRules, type Rules } from './rules.ts';
 import { sweepOnce, type SweepCtx, type SweepReport } from './sweeps.ts';
 import { runAttempt, type AttemptOutcome, type WorkerCtx } from './worker.ts';
 
-export type EngineConfig = ResolvedConfig['engine'] & Pick<ResolvedConfig['processor'], 'concurrency' | 'ratePerSecond'>;
+export type EngineConfig = ResolvedConfig['engine'] & Pick<ResolvedConfig['processor'], 'concurrency' | 'ratePerSecond'> & Partial<Pick<ResolvedConfig['processor'], 'reconcileAfterMs' | 'reconcileTimeoutMs'>>;
 
 export interface EngineDeps {
   db: Db;
@@ -72,7 +72,12 @@ export function createEngine(deps: EngineDeps): Engine {
   const record = grouped((items: Parameters<typeof recordGroup>[1]) => recordGroup(recorder, items), { maxSize: RECORD_GROUP_MAX, maxInFlight: 2 });
   // Only the processor call holds a queue slot: the recording of its answer waits for its
   // group without keeping the next call from the processor.
-  const worker: WorkerCtx = { db, processor, clock, log, record, atProcessor: (call) => queue.add(call), pauseAfterAnswerMs: config.pauseAfterAnswerMs, errorRetryMs: ERROR_RETRY_MS };
+  // New attempts are pinned to their accounts before their calls, a group per statement.
+  const pin = grouped((pins: Parameters<typeof pinAttempts>[1]) => pinAttempts(db, pins).then(() => pins.map(() => undefined)), { maxSize: RECORD_GROUP_MAX, maxInFlight: 2 });
+  const worker: WorkerCtx = {
+    db, processor, clock, log, record, pin, atProcessor: (call) => queue.add(call), pauseAfterAnswerMs: config.pauseAfterAnswerMs, errorRetryMs: ERROR_RETRY_MS,
+    reconcileAfterMs: config.reconcileAfterMs ?? ERROR_RETRY_MS, reconcileTimeoutMs: config.reconcileTimeoutMs ?? 86_400_000,
+  };
   const submitted: SubmittedCtx = { ...lifecycle, db, clock };
   const claiming: ClaimCtx = { ...lifecycle, db, clock, processorName: processor.name, owner, leaseSeconds: config.leaseSeconds };
   const sweeps: SweepCtx = { db, clock, log, testMode, processorCallRetentionDays: config.processorCallRetentionDays, outboundFor: deps.outboundFor, processor };
@@ -103,7 +108,8 @@ export function createEngine(deps: EngineDeps): Engine {
   async function runOnce(): Promise<number> {
     await planAllSubmitted();
     const outcomes = await Promise.all((await claim(config.claimBatchSize)).map(attempt));
-    return outcomes.filter((o) => o !== 'skipped' && o !== 'error').length;
+    // Attempts that reached an end: no answer (error) or no known outcome (unknown) is not one.
+    return outcomes.filter((o) => o !== 'skipped' && o !== 'error' && o !== 'unknown').length;
   }
 
   let running = false;

@@ -8,6 +8,7 @@ import type { WorkOrder } from '../db/queries/claim-orders.ts';
 import { assertTransition, type Status } from '../domain/states.ts';
 import { enqueueOrderEvent, type OrderEventInput, type OrderEventType } from '../webhooks/outbox.ts';
 import { classifyDecline, type Classification, type DeclineInput } from './classify.ts';
+import { answerClassification, type AnswerCodes } from './answer-decline.ts';
 import type { Histories } from './history.ts';
 import type { MerchantModel, Plan } from './plan-types.ts';
 import type { ModelSource } from './model-cache.ts';
@@ -46,6 +47,11 @@ export function originalDecline(order: WorkOrder, rules: Rules, at: Date): Class
 /** A decline the processor returned (ISO 8583 codes with the Mastercard advice code). */
 export function processorDecline(order: WorkOrder, source: string, code: string, adviceCode: string | undefined, rules: Rules, at: Date): Classification {
   return classifyDecline({ responseCodeSource: source, responseCode: code, merchantAdviceCode: adviceCode ?? null, cardBrand: order.cardBrand, at }, { rules });
+}
+
+/** The decline of a processor's answer (a gateway's own code through that gateway's table). */
+export function answerDecline(order: WorkOrder, fallbackSource: string, answer: AnswerCodes, rules: Rules, at: Date): Classification {
+  return answerClassification(answer, fallbackSource, { cardBrand: order.cardBrand, at }, { rules });
 }
 
 export function planOrder(order: WorkOrder, decline: Classification, h: Histories, rules: Rules, now: Date, model: MerchantModel | null = null): Plan {

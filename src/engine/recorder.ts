@@ -20,7 +20,7 @@ import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts'
 import type { Classification } from './classify.ts';
 import { tableClassOf } from './classify.ts';
 import { CARD_WINDOW_MS, toRecord, type Histories } from './history.ts';
-import { approveMove, planMove, planOrder, processorDecline, type LifecycleCtx, type Move } from './lifecycle.ts';
+import { answerDecline, approveMove, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
 
 export interface RecorderCtx extends LifecycleCtx {
   db: Db;
@@ -36,6 +36,8 @@ export interface Answered {
   attempt: ClaimedAttempt;
   answer: ProcessorResponse;
   latencyMs: number;
+  /** Why the attempt went to its account, when the router decided it before the call. */
+  route?: string;
 }
 
 /** 'void': an approval recorded on an order cancelled meanwhile; the caller voids it. */
@@ -130,13 +132,17 @@ function decide(ctx: RecorderCtx, item: Answered, cur: WorkOrder, index: number,
   if (status !== 'PROCESSING' && status !== 'CANCELLED' && status !== 'EXPIRED') return undefined;
   const { answer } = item;
   if (answer.approved) return { index, cur, status, kind: status === 'PROCESSING' ? 'approve' : 'void' };
-  const decline = processorDecline(cur, ctx.processorName, answer.responseCode, answer.adviceCode, ctx.rules, now);
+  const decline = answerDecline(cur, ctx.processorName, answer, ctx.rules, now);
   return { index, cur, status, kind: status === 'PROCESSING' ? 'replan' : 'declined_final', decline };
 }
 
 function result(item: Answered, d: Decided, now: Date): AttemptResult {
   const { answer } = item;
-  const base = { responseCode: answer.responseCode, adviceCode: answer.adviceCode ?? null, processorRef: answer.processorRef, latencyMs: item.latencyMs, finishedAt: now };
+  const base = {
+    responseCode: answer.responseCode, adviceCode: answer.adviceCode ?? null, processorRef: answer.processorRef, latencyMs: item.latencyMs, finishedAt: now,
+    accountId: answer.accountId ?? null, route: item.route ?? answer.route ?? null, rawCode: answer.rawCode ?? null, rawMessage: answer.rawMessage ?? null,
+    networkTransactionId: answer.networkTransactionId ?? null,
+  };
   if (d.kind === 'approve') return { ...base, status: 'approved', declineClass: null, reason: null };
   // Cancelled (or expired) while in flight: recorded now, voided after the commit (the void is
   // a processor call; no transaction waits on it). A crash in between leaves it findable.

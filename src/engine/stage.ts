@@ -15,7 +15,10 @@ export function startEngineStage(core: Core, processor: Processor): Engine {
     processor,
     clock: systemClock,
     log: core.log,
-    config: { ...config.engine, concurrency: config.processor.concurrency, ratePerSecond: config.processor.ratePerSecond },
+    config: {
+      ...config.engine, concurrency: config.processor.concurrency, ratePerSecond: config.processor.ratePerSecond,
+      reconcileAfterMs: config.processor.reconcileAfterMs, reconcileTimeoutMs: config.processor.reconcileTimeoutMs,
+    },
     testMode: config.mode === 'sandbox',
     outboundFor: (username) => userDirs(root, username).outbound,
   });

@@ -116,7 +116,7 @@ export async function resendVoids(ctx: SweepCtx): Promise<number> {
   let done = 0;
   for (const a of await unvoidedApprovals(ctx.db, 100)) {
     try {
-      const voided = await processor.void({ idempotencyKey: `${a.idempotencyKey}:void`, reference: a.orderSessionKey, processorRef: a.processorRef, currency: a.currency });
+      const voided = await processor.void({ idempotencyKey: `${a.idempotencyKey}:void`, reference: a.orderSessionKey, processorRef: a.processorRef, currency: a.currency, accountId: a.accountId });
       await markVoided(ctx.db, a.id, voided.approved ? 'voided_after_cancel' : 'void_refused', voided.approved);
       ctx.log.info({ orderSessionKey: a.orderSessionKey, voided: voided.approved, replayed: voided.replayed }, 'approval on a cancelled order voided by the sweep');
       done++;

@@ -7,13 +7,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/client.ts';
 import { markVoided } from '../db/queries/attempts.ts';
-import type { Claimed } from '../db/queries/claim-attempts.ts';
+import { dropUnsentAttempt, markUnknown, type Claimed } from '../db/queries/claim-attempts.ts';
 import { lockOrder } from '../db/queries/claim-orders.ts';
 import { moveOrder } from '../db/queries/move-order.ts';
 import { assertTransition } from '../domain/states.ts';
 import type { Logger } from '../log.ts';
 import { attemptsTotal } from '../metrics.ts';
-import type { Processor, ProcessorResponse } from '../processors/types.ts';
+import { RescuedError } from '../errors.ts';
+import { GatewayError } from '../processors/connector.ts';
+import { orderFacts } from '../processors/order-facts.ts';
+import type { AuthorizeRequest, Processor, ProcessorResponse } from '../processors/types.ts';
 import type { Answered, Recorded } from './recorder.ts';
 
 export interface WorkerCtx {
@@ -29,9 +32,15 @@ export interface WorkerCtx {
   pauseAfterAnswerMs: number;
   /** After a processor failure (no answer), the order is looked at again this much later. */
   errorRetryMs: number;
+  /** An attempt whose outcome is unknown is reconciled this much later ... */
+  reconcileAfterMs: number;
+  /** ... and parks its order when still unknown this long after it became so. */
+  reconcileTimeoutMs: number;
+  /** Writes a new attempt's account on it before the call (grouped with others). */
+  pin: (p: { id: string; accountId: string; route: string }) => Promise<void>;
 }
 
-export type AttemptOutcome = 'approved' | 'declined' | 'voided' | 'error' | 'skipped';
+export type AttemptOutcome = 'approved' | 'declined' | 'voided' | 'error' | 'unknown' | 'skipped';
 
 interface RequestView {
   transaction?: { timezoneUtcOffset?: number | null };
@@ -42,38 +51,123 @@ export async function runAttempt(ctx: WorkerCtx, claimed: Claimed): Promise<Atte
   const { order, attempt } = claimed;
   const log = ctx.log.child({ orderSessionKey: order.id });
   const started = performance.now();
+  const request: AuthorizeRequest = {
+    idempotencyKey: attempt.idempotencyKey, reference: order.id, merchantId: order.merchantId, cardToken: order.cardToken,
+    amount: attempt.amount, currency: attempt.currency, isMIT: true, timezoneUtcOffset: (order.request as RequestView | null)?.transaction?.timezoneUtcOffset ?? null,
+    order: orderFacts(order.request), accountId: attempt.accountId,
+  };
   let answer: ProcessorResponse;
+  let route: string | undefined;
   try {
-    answer = await ctx.atProcessor(() => ctx.processor.authorize({
-      idempotencyKey: attempt.idempotencyKey, reference: order.id, merchantId: order.merchantId, cardToken: order.cardToken,
-      amount: attempt.amount, currency: attempt.currency, isMIT: true, timezoneUtcOffset: (order.request as RequestView | null)?.transaction?.timezoneUtcOffset ?? null,
-    }));
+    // An attempt sent before (its outcome unknown, or its instance died) is reconciled first.
+    const found = claimed.fresh ? null : await reconcile(ctx, claimed);
+    if (!found && !attempt.accountId) route = await pin(ctx, claimed, request);
+    answer = found ?? (await ctx.atProcessor(() => ctx.processor.authorize(request)));
   } catch (err) {
-    log.warn({ err, attemptNo: attempt.attemptNo }, 'processor call failed; the attempt is retried with the same idempotency key');
-    await release(ctx, order.id);
-    attemptsTotal.inc({ outcome: 'error' });
-    return 'error';
+    return failed(ctx, claimed, err, log);
   }
   const latencyMs = Math.round(performance.now() - started);
   if (ctx.pauseAfterAnswerMs > 0) {
     log.info({ attemptNo: attempt.attemptNo, pauseMs: ctx.pauseAfterAnswerMs }, 'processor answered; pausing before recording (engine.pauseAfterAnswerMs)');
     await sleep(ctx.pauseAfterAnswerMs);
   }
-  const recorded = await ctx.record({ order, attempt, answer, latencyMs });
+  const recorded = await ctx.record({ order, attempt, answer, latencyMs, ...(route ? { route } : {}) });
   const outcome: AttemptOutcome = recorded === 'void' ? await voidApproval(ctx, claimed, answer) : recorded;
   if (outcome !== 'skipped') attemptsTotal.inc({ outcome });
   log.debug({ attemptNo: attempt.attemptNo, outcome, responseCode: answer.responseCode, replayed: answer.replayed, latencyMs }, 'attempt finished');
   return outcome;
 }
 
-/** No answer: back to the queue a little later, the in-flight attempt kept for its key. */
-async function release(ctx: WorkerCtx, id: string): Promise<void> {
+/**
+ * Chooses the new attempt's account and writes it on the attempt before the call: a crash
+ * after the call then finds the account that may have charged, whatever the routing says
+ * by the time of the restart. The built-in sandbox needs no pin (it is not an account).
+ */
+async function pin(ctx: WorkerCtx, claimed: Claimed, request: AuthorizeRequest): Promise<string | undefined> {
+  if (!ctx.processor.route) return undefined;
+  const r = await ctx.processor.route(request);
+  if (r.accountId) {
+    await ctx.pin({ id: claimed.attempt.id, accountId: r.accountId, route: r.route });
+    request.accountId = r.accountId;
+  }
+  return r.route;
+}
+
+/**
+ * The answer of an attempt sent before, when the account can tell it: an account that dedupes
+ * keys answers the same call again (null here: the caller sends it), one that does not is
+ * asked what it charged under the key first, and only a "nothing" lets the call go again.
+ */
+async function reconcile(ctx: WorkerCtx, claimed: Claimed): Promise<ProcessorResponse | null> {
+  const { order, attempt } = claimed;
+  if (!attempt.accountId || !ctx.processor.reconcileBy || !ctx.processor.lookup) return null;
+  if ((await ctx.processor.reconcileBy(attempt.accountId, order.merchantId)) === 'replay') return null;
+  const found = await ctx.atProcessor(() => ctx.processor.lookup!({ idempotencyKey: attempt.idempotencyKey, reference: order.id, merchantId: order.merchantId, accountId: attempt.accountId }));
+  ctx.log.info({ orderSessionKey: order.id, attemptNo: attempt.attemptNo, found: found !== null }, 'attempt reconciled by look-up at the gateway');
+  return found;
+}
+
+/** No answer about the card: what was sent decides what happens to the order. */
+async function failed(ctx: WorkerCtx, claimed: Claimed, err: unknown, log: WorkerCtx['log']): Promise<AttemptOutcome> {
+  const { order, attempt } = claimed;
+  const now = ctx.clock.now();
+  const kind = err instanceof GatewayError ? err.kind : err instanceof RescuedError ? 'rejected' : 'unknown';
+  if (kind === 'unknown') {
+    // It may have charged: nothing new for this order until the outcome is known.
+    const since = attempt.unknownSince ?? now;
+    await markUnknown(ctx.db, attempt.id, (err as GatewayError).accountId ?? attempt.accountId, now);
+    if (now.getTime() - since.getTime() >= ctx.reconcileTimeoutMs) {
+      await park(ctx, order.id);
+      log.error({ err, attemptNo: attempt.attemptNo, unknownSince: since.toISOString() }, 'attempt outcome still unknown after processor.reconcileTimeoutMs: order parked for the operator');
+    } else {
+      await release(ctx, order.id, ctx.reconcileAfterMs);
+      log.warn({ err, attemptNo: attempt.attemptNo }, 'processor call outcome unknown; the attempt is reconciled before anything else');
+    }
+    attemptsTotal.inc({ outcome: 'unknown' });
+    return 'unknown';
+  }
+  // Nothing was charged (not sent, or refused without judging the card): the attempt is
+  // forgotten, so it counts toward no network rule, and the order tries again later.
+  await forget(ctx, order.id, attempt.id);
+  log.warn({ err, attemptNo: attempt.attemptNo, kind }, 'processor call failed without an answer about the card; the order tries again later');
+  attemptsTotal.inc({ outcome: 'error' });
+  return 'error';
+}
+
+/** Back to the queue `afterMs` later, the in-flight attempt kept for its key. */
+async function release(ctx: WorkerCtx, id: string, afterMs: number): Promise<void> {
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
     const cur = await lockOrder(tx, id);
     if (cur?.status !== 'PROCESSING') return;
     assertTransition('PROCESSING', 'PENDING');
+    await moveOrder(tx, id, { status: 'PENDING', nextAttemptAt: new Date(now.getTime() + afterMs) }, now);
+  });
+}
+
+/** Back to the queue later without the attempt, which was never charged. */
+async function forget(ctx: WorkerCtx, id: string, attemptId: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    const cur = await lockOrder(tx, id);
+    if (cur?.status !== 'PROCESSING') return;
+    await dropUnsentAttempt(tx, attemptId);
+    assertTransition('PROCESSING', 'PENDING');
     await moveOrder(tx, id, { status: 'PENDING', nextAttemptAt: new Date(now.getTime() + ctx.errorRetryMs) }, now);
+  });
+}
+
+/**
+ * An attempt nobody could reconcile: the order waits for the operator, PENDING with no next
+ * attempt (no claim takes it, no expiry ends it while its attempt is in flight).
+ */
+async function park(ctx: WorkerCtx, id: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    const cur = await lockOrder(tx, id);
+    if (cur?.status !== 'PROCESSING') return;
+    assertTransition('PROCESSING', 'PENDING');
+    await moveOrder(tx, id, { status: 'PENDING', nextAttemptAt: null, statusReason: 'unreconciled' }, now);
   });
 }
 
@@ -82,9 +176,9 @@ async function release(ctx: WorkerCtx, id: string): Promise<void> {
  * leaves the attempt 'approved' with reason to_be_voided on a final order: the void sweep
  * (sweeps.ts) sends it again, and the void's key is fixed, so that is safe.
  */
-export async function voidApproval(ctx: Pick<WorkerCtx, 'db' | 'processor' | 'atProcessor'>, claimed: Pick<Claimed, 'order' | 'attempt'>, answer: Pick<ProcessorResponse, 'processorRef'>): Promise<AttemptOutcome> {
+export async function voidApproval(ctx: Pick<WorkerCtx, 'db' | 'processor' | 'atProcessor'>, claimed: Pick<Claimed, 'order' | 'attempt'>, answer: Pick<ProcessorResponse, 'processorRef' | 'accountId'>): Promise<AttemptOutcome> {
   const { order, attempt } = claimed;
-  const voided = await ctx.atProcessor(() => ctx.processor.void({ idempotencyKey: `${attempt.idempotencyKey}:void`, reference: order.id, processorRef: answer.processorRef, currency: attempt.currency }));
+  const voided = await ctx.atProcessor(() => ctx.processor.void({ idempotencyKey: `${attempt.idempotencyKey}:void`, reference: order.id, processorRef: answer.processorRef, currency: attempt.currency, accountId: answer.accountId ?? attempt.accountId }));
   await markVoided(ctx.db, attempt.id, voided.approved ? 'voided_after_cancel' : 'void_refused', voided.approved);
   return 'voided';
 }

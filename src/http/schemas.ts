@@ -71,6 +71,16 @@ export const OrderDetailSchema = Type.Object({
       declineClass: Nullable(Type.String()),
       planReason: Nullable(Type.String()),
       processorRef: Nullable(Type.String()),
+      gateway: Nullable(
+        Type.Object({
+          account: Nullable(Type.String({ description: 'the label of the merchant\'s processor account' })),
+          type: Nullable(Type.String({ description: 'stripe, adyen, braintree, authorizenet, nmi, http or sandbox' })),
+          route: Nullable(Type.String({ description: 'why this account: explicit, decliner, default, only, pinned' })),
+          rawCode: Nullable(Type.String({ description: 'the gateway\'s own code, as it sent it' })),
+          rawMessage: Nullable(Type.String()),
+          networkTransactionId: Nullable(Type.String()),
+        }),
+      ),
       startedAt: DateTime,
       finishedAt: Nullable(DateTime),
     }),

@@ -9,6 +9,7 @@ import { findOrder, lockOrder, type OrderRow } from '../db/queries/find-order.ts
 import { insertAttempt, updateOrder } from '../db/queries/update-order.ts';
 import { claimChallenge, releaseChallenge } from '../db/queries/claim-challenge.ts';
 import { attemptNow } from './attempt.ts';
+import { orderFacts } from '../processors/order-facts.ts';
 import type { OrderDeps } from './deps.ts';
 
 export interface ChallengeInput {
@@ -60,7 +61,8 @@ export async function completeChallenge(deps: OrderDeps, merchantId: string, ord
     a = await attemptNow(deps, {
       idempotencyKey: `${o.id}:${attemptNo}`, reference: o.id, merchantId, cardToken: o.cardToken, amount: o.amount, currency: o.currency,
       isMIT: false, timezoneUtcOffset: req.transaction?.timezoneUtcOffset ?? null, cvv: input.cvv, threeDSecure: input.threeDSecure,
-    }, attemptNo, 'challenge_completed');
+      order: orderFacts(o.request),
+    }, attemptNo, 'challenge_completed', o.cardBrand);
   } catch (err) {
     await releaseChallenge(deps.db, o.id, owner);
     throw err;

@@ -7,6 +7,7 @@ import type { Processor } from '../processors/types.ts';
 import type { Vault } from '../vault/service.ts';
 import type { ModelMode } from '../domain/index.ts';
 import { RescuedError } from '../errors.ts';
+import { GatewayError } from '../processors/connector.ts';
 import type { OwnIdsCheck } from './own-ids.ts';
 
 export interface OrderSettings {
@@ -32,12 +33,18 @@ export function processorOf(deps: OrderDeps): Processor {
   return deps.processor;
 }
 
-/** A processor failure (network, crash) is the merchant's 503, never a decline. */
+/**
+ * A processor failure is never a decline: a gateway that refused the call without judging the
+ * card (credentials, rate limit) is the merchant's 502 (the operator was alerted); no answer
+ * at all (network, timeout, crash) is a 503. Either way the client may retry with the same
+ * idempotencyKey: the attempt key is the same, so nothing is charged twice.
+ */
 export async function callProcessor<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
     if (err instanceof RescuedError) throw err;
+    if (err instanceof GatewayError && err.kind === 'rejected') throw new RescuedError('ERR_PROCESSOR_GATEWAY_REJECTED', undefined, [], { cause: err });
     throw new RescuedError('ERR_API_PROCESSOR_UNAVAILABLE', undefined, [], { cause: err });
   }
 }

@@ -5,6 +5,7 @@
 import { validateEvaluate, type EvaluateRequest } from '../domain/index.ts';
 import { RescuedError } from '../errors.ts';
 import { classifyDecline } from '../engine/classify.ts';
+import { orderFacts } from '../processors/order-facts.ts';
 import { checkSandboxPayerEmail } from '../vault/test-cards.ts';
 import { claimIdempotency, releaseIdempotency } from '../db/queries/idempotency.ts';
 import { insertApiOrder, type NewApiOrder } from '../db/queries/insert-api-order.ts';
@@ -38,8 +39,8 @@ async function decideCit(deps: OrderDeps, req: EvaluateRequest, merchantId: stri
   if (c.class === 'data') return { status: 'CHALLENGE', reason: c.reason, challenge: challengeMethod(c.reason), confirmationId: null };
   const a = await attemptNow(deps, {
     idempotencyKey: `${orderSessionKey}:1`, reference: orderSessionKey, merchantId, cardToken,
-    amount: tx.amount, currency: tx.currency, isMIT: false, timezoneUtcOffset: tx.timezoneUtcOffset,
-  }, 1, 'cit_realtime');
+    amount: tx.amount, currency: tx.currency, isMIT: false, timezoneUtcOffset: tx.timezoneUtcOffset, order: orderFacts(req),
+  }, 1, 'cit_realtime', req.paymentMethod.cardBrand);
   return { ...a, attempt: a.row };
 }
 
@@ -122,16 +123,16 @@ async function decideAndStore(deps: OrderDeps, merchantId: string, req: Evaluate
     // since been pruned; the processor answered that order's attempt again, which stands.
     if (await findOrder(deps.db, merchantId, id)) throw idempotencyMismatch();
     // A concurrent request took the orderId first: this one's approval must not stand.
-    if (d?.confirmationId) await voidQuietly(deps, id, d.confirmationId, req.transaction.currency);
+    if (d?.confirmationId) await voidQuietly(deps, id, d.confirmationId, req.transaction.currency, d.attempt?.accountId ?? null);
     throw duplicateOrderId();
   }
   decisions.inc({ kind, status });
   return { statusCode: 200, body: response, replayed: false };
 }
 
-async function voidQuietly(deps: OrderDeps, id: string, processorRef: string, currency: string): Promise<void> {
+async function voidQuietly(deps: OrderDeps, id: string, processorRef: string, currency: string, accountId: string | null): Promise<void> {
   try {
-    await deps.processor?.void({ idempotencyKey: `${id}:void`, reference: id, processorRef, currency });
+    await deps.processor?.void({ idempotencyKey: `${id}:void`, reference: id, processorRef, currency, accountId });
   } catch (err) {
     deps.log.error({ err, orderSessionKey: id }, 'void of a duplicate order\'s approval failed');
   }

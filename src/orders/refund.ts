@@ -2,7 +2,9 @@
 // captured amount in total, idempotent per order and amount + key. The amount is reserved
 // under the order's lock before the processor is called (the processor call must not hold a
 // transaction: PGlite has one connection, and the processor writes its own records).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { orderAttempts } from '../db/queries/attempts.ts';
+import { GatewayError } from '../processors/connector.ts';
 import { RescuedError, type FieldError } from '../errors.ts';
 import { lockOrder, type OrderRow } from '../db/queries/find-order.ts';
 import { dropRefund, failRefund, findRefund, reserveRefund, settleRefund, type RefundRow } from '../db/queries/refunds.ts';
@@ -58,24 +60,53 @@ export async function refundOrder(deps: OrderDeps, merchantId: string, orderSess
     const amount = input.amount ?? o.amount - o.refundedAmount;
     const key = `${amount}:${input.idempotencyKey ?? ''}`;
     const existing = await findRefund(tx, o.id, key);
+    // Reserved but never settled: its call's outcome was unknown; the same key may send it again.
+    if (existing?.status === 'SUCCESS' && existing.processorRef === null) return { order: o, refund: existing, replayed: false, resend: true };
     if (existing) return { order: o, refund: existing, replayed: true };
     if (amount <= 0 || o.refundedAmount + amount > o.amount) {
       throw new RescuedError('ERR_API_REFUND_EXCEEDS_CAPTURED', `Captured ${o.amount}, already refunded ${o.refundedAmount} (minor units); ${amount} is more than is left.`);
     }
     const refund = { id: randomUUID(), orderSessionKey: o.id, merchantId, amount, idempotencyKey: key, status: 'SUCCESS' as const, message: input.message ?? null, processorRef: null, createdAt: deps.clock.now() };
     await reserveRefund(tx, refund);
-    return { order: { ...o, refundedAmount: o.refundedAmount + amount }, refund, replayed: false };
+    return { order: { ...o, refundedAmount: o.refundedAmount + amount }, refund, replayed: false, resend: false };
   });
   if (reserved.replayed) return reserved;
-  return settle(deps, reserved.order, reserved.refund);
+  return settle(deps, reserved.order, reserved.refund, reserved.resend === true);
 }
 
-async function settle(deps: OrderDeps, o: OrderRow, r: RefundRow): Promise<RefundAnswer> {
+/**
+ * The processor's key of a refund: the order and the client's amount + key, so a client that
+ * retries after a timeout sends the same key and an idempotent gateway refunds once.
+ */
+export const refundKey = (orderSessionKey: string, key: string) => `${orderSessionKey}:refund:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+
+/** The account that charged the order (refunds go back through it) and whether it dedupes keys. */
+async function chargingAccount(deps: OrderDeps, o: OrderRow): Promise<{ accountId: string | null; idempotent: boolean }> {
+  const approved = (await orderAttempts(deps.db, o.id)).find((a) => a.status === 'approved' && a.processorRef === o.confirmationId);
+  const accountId = approved?.accountId ?? null;
+  const by = accountId ? await processorOf(deps).reconcileBy?.(accountId, o.merchantId) : 'replay';
+  return { accountId, idempotent: by !== 'lookup' };
+}
+
+async function settle(deps: OrderDeps, o: OrderRow, r: RefundRow, resend: boolean): Promise<RefundAnswer> {
+  const account = await callProcessor(() => chargingAccount(deps, o));
+  if (resend && !account.idempotent) {
+    // A gateway without idempotency keys may have refunded already: sending again could
+    // refund twice. The amount stays reserved until the operator has checked at the gateway.
+    throw new RescuedError('ERR_API_PROCESSOR_UNAVAILABLE', 'An earlier refund with this key may have reached the gateway, which cannot dedupe it; the amount stays reserved until the operator has checked the gateway.');
+  }
   let res;
   try {
-    res = await callProcessor(() => processorOf(deps).refund({ idempotencyKey: `refund:${r.id}`, reference: o.id, processorRef: o.confirmationId!, amount: r.amount, currency: o.currency }));
+    res = await callProcessor(() => processorOf(deps).refund({
+      idempotencyKey: refundKey(o.id, r.idempotencyKey), reference: o.id, processorRef: o.confirmationId!, amount: r.amount, currency: o.currency,
+      accountId: account.accountId, ...(o.cardLast4 ? { last4: o.cardLast4 } : {}),
+    }));
   } catch (err) {
-    await deps.db.transaction((tx) => dropRefund(tx, r));
+    const cause = (err as Error).cause;
+    // Not sent, or refused without an answer: nothing was refunded, the reservation goes. An
+    // unknown outcome keeps it, so no other refund can pass the captured amount meanwhile.
+    if (!(cause instanceof GatewayError && cause.kind === 'unknown')) await deps.db.transaction((tx) => dropRefund(tx, r));
+    else deps.log.error({ orderSessionKey: o.id, refundId: r.id }, 'refund outcome unknown: the amount stays reserved; the same request with the same key sends it again');
     throw err;
   }
   if (!res.approved) {

@@ -1,6 +1,6 @@
 // How an order is shown to its merchant: /outcome answers the summary, GET /v1/orders/{key}
 // adds the attempts and the planned next attempt. Never a card number: BIN and last four.
-import type { AttemptRow, OrderRow } from '../db/queries/find-order.ts';
+import type { AttemptWithAccount, OrderRow } from '../db/queries/find-order.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const OPEN_FOR_ENGINE = new Set(['SUBMITTED', 'PENDING']);
@@ -28,7 +28,13 @@ export function orderSummary(o: OrderRow) {
   };
 }
 
-export function attemptView(a: AttemptRow) {
+/** Where an attempt was charged and what the gateway said, as it said it (never a credential). */
+export function gatewayView(a: AttemptWithAccount) {
+  if (!a.accountId && !a.rawCode) return null;
+  return { account: a.accountLabel, type: a.accountType, route: a.route, rawCode: a.rawCode, rawMessage: a.rawMessage, networkTransactionId: a.networkTransactionId };
+}
+
+export function attemptView(a: AttemptWithAccount) {
   return {
     attemptNo: a.attemptNo,
     status: a.status,
@@ -38,12 +44,13 @@ export function attemptView(a: AttemptRow) {
     declineClass: a.declineClass,
     planReason: a.planReason,
     processorRef: a.processorRef,
+    gateway: gatewayView(a),
     startedAt: iso(a.startedAt),
     finishedAt: iso(a.finishedAt),
   };
 }
 
-export function orderDetail(o: OrderRow, attempts: AttemptRow[]) {
+export function orderDetail(o: OrderRow, attempts: AttemptWithAccount[]) {
   const planned = OPEN_FOR_ENGINE.has(o.status) && o.nextAttemptAt ? { at: iso(o.nextAttemptAt), reason: o.planReason } : null;
   return {
     ...orderSummary(o),

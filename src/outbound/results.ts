@@ -34,6 +34,7 @@ function record(r: ResultRow) {
     attempts: r.attempts,
     finishedAt: r.finishedAt?.toISOString() ?? null,
     confirmationId: r.confirmationId,
+    ...(r.gateway ? { gateway: r.gateway } : {}),
   };
 }
 

@@ -101,6 +101,8 @@ export class GatewayError extends Error {
   readonly status: number | undefined;
   /** The gateway's error code, when it sent one. */
   readonly code: string | undefined;
+  /** The account the call went to, set by the router (the attempt is pinned to it). */
+  accountId: string | undefined;
 
   constructor(kind: GatewayErrorKind, message: string, opts: { status?: number; code?: string; cause?: unknown } = {}) {
     super(message, { cause: opts.cause });
@@ -108,6 +110,7 @@ export class GatewayError extends Error {
     this.kind = kind;
     this.status = opts.status;
     this.code = opts.code;
+    this.accountId = undefined;
   }
 }
 

@@ -20,7 +20,32 @@ export interface AuthorizeRequest {
   cvv?: string;
   /** 3-D Secure data given to complete a challenge. */
   threeDSecure?: unknown;
+  /** What the router reads from the order to choose the account and fill the gateway's fields. */
+  order?: OrderFacts;
+  /**
+   * The account this attempt is pinned to: an attempt sent before (its outcome unknown, or
+   * replayed after a crash) goes back to the account that may have charged it.
+   */
+  accountId?: string | null;
 }
+
+/** The order as the router needs it (src/processors/order-facts.ts reads it from the request). */
+export interface OrderFacts {
+  orderId?: string;
+  /** additionalFields, as key → value. */
+  fields: Record<string, string>;
+  /** transaction.responseCodeSource / processorName: the gateway that declined. */
+  declineSource?: string;
+  processorName?: string;
+  isRecurring?: boolean;
+  schemeTransactionId?: string;
+  holderName?: string;
+  expMonth?: number;
+  expYear?: number;
+}
+
+/** Where an attempt went and why (written on the attempt). */
+export type Route = 'explicit' | 'decliner' | 'default' | 'only' | 'sandbox' | 'pinned';
 
 export interface ProcessorResponse {
   approved: boolean;
@@ -36,19 +61,48 @@ export interface ProcessorResponse {
   processorRef: string;
   /** True when this answer is the stored answer to a repeated idempotency key. */
   replayed: boolean;
+  /** The merchant's account that answered (absent: the built-in sandbox). */
+  accountId?: string | null;
+  route?: Route;
+  /** The account's type: the table that classifies rawCode. */
+  source?: string;
+  rawCode?: string;
+  rawMessage?: string;
+  networkTransactionId?: string;
 }
 
 export interface RefundRequest {
   idempotencyKey: string;
   reference: string;
+  merchantId?: string;
+  /** The account that charged: refunds and voids go back through it. */
+  accountId?: string | null;
   /** The processorRef of the approval being refunded or voided. */
   processorRef: string;
   amount: number;
   currency: string;
+  /** The card's last four digits (Authorize.Net needs them to refund). */
+  last4?: string;
+}
+
+/** The charge made with this key, if the account that may have made it says so. */
+export interface LookupRequest {
+  idempotencyKey: string;
+  reference: string;
+  merchantId: string;
+  accountId: string | null;
 }
 
 export interface Processor {
   readonly name: string;
+  /** Chooses the account of a new attempt, so it can be pinned to it before the call. */
+  route?(request: Pick<AuthorizeRequest, 'merchantId' | 'order'>): Promise<{ accountId: string | null; route: Route }>;
+  /**
+   * For an attempt whose outcome is unknown: 'replay' when sending the same call again is
+   * safe (the account dedupes keys), 'lookup' when the charge must be looked up first.
+   */
+  reconcileBy?(accountId: string | null, merchantId: string): Promise<'replay' | 'lookup'>;
+  lookup?(request: LookupRequest): Promise<ProcessorResponse | null>;
   authorize(request: AuthorizeRequest): Promise<ProcessorResponse>;
   refund(request: RefundRequest): Promise<ProcessorResponse>;
   void(request: Omit<RefundRequest, 'amount'>): Promise<ProcessorResponse>;

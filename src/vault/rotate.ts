@@ -1,11 +1,13 @@
 // `rescued vault rotate`: re-encrypts every sealed value not yet under the active vault key
-// (cards, and the webhook signing secrets of webhook_endpoints) in pages, one transaction
+// (cards, the webhook signing secrets of webhook_endpoints and the credentials of processor
+// accounts) in pages, one transaction
 // per page. It is idempotent: values already under the active key are left alone, so a
 // second run, or a run after an interruption, only does what is left. A value that cannot
 // be opened (its key is no longer in the ring, or it was tampered with) is counted as
 // failed and passed over; the old key must stay listed until a run reports none.
 import type { Db } from '../db/client.ts';
 import { cardKeyIds, cardsUnderKey, resealCards, resealWebhookSecrets, webhookSecretsPage, type Resealed, type ResealedWebhook, type SealedWebhookSecrets } from '../db/queries/reseal.ts';
+import { accountAad, processorAccountsPage, resealProcessorAccounts } from '../db/queries/processor-accounts.ts';
 import { webhookSecretAad } from '../merchants/service.ts';
 import { open, seal, sealedKeyId, type KeyRing } from './cipher.ts';
 import { cardAad } from './sealed-card.ts';
@@ -21,12 +23,13 @@ export interface RotateReport {
   activeKeyId: string;
   cards: RotateCounts;
   webhookSecrets: RotateCounts;
+  processorCredentials: RotateCounts;
 }
 
 export interface RotateOptions {
   batchSize?: number;
   /** Called after each page, for progress output. */
-  onBatch?: (what: 'cards' | 'webhookSecrets', counts: RotateCounts) => void;
+  onBatch?: (what: 'cards' | 'webhookSecrets' | 'processorCredentials', counts: RotateCounts) => void;
 }
 
 function reseal(ring: KeyRing, sealed: string, aad: string): string | undefined {
@@ -87,9 +90,27 @@ async function rotateWebhookSecrets(db: Db, ring: KeyRing, batchSize: number, on
   }
 }
 
+async function rotateProcessorCredentials(db: Db, ring: KeyRing, batchSize: number, onBatch: RotateOptions['onBatch']): Promise<RotateCounts> {
+  const counts: RotateCounts = { rotated: 0, failed: 0 };
+  for (let after: string | undefined; ; ) {
+    const page = await processorAccountsPage(db, after, batchSize);
+    if (page.length === 0) return counts;
+    const updates: { id: string; oldSealed: string; sealed: string }[] = [];
+    for (const row of page.filter((r) => sealedKeyId(r.credentialsSealed) !== ring.activeKeyId)) {
+      const sealed = reseal(ring, row.credentialsSealed, accountAad(row.id));
+      if (sealed) updates.push({ id: row.id, oldSealed: row.credentialsSealed, sealed });
+      else counts.failed++;
+    }
+    counts.rotated += await resealProcessorAccounts(db, updates);
+    after = page[page.length - 1]!.id;
+    onBatch?.('processorCredentials', counts);
+  }
+}
+
 export async function rotateVault(db: Db, ring: KeyRing, opts: RotateOptions = {}): Promise<RotateReport> {
   const batchSize = opts.batchSize ?? 500;
   const cards = await rotateCards(db, ring, batchSize, opts.onBatch);
   const webhookSecrets = await rotateWebhookSecrets(db, ring, batchSize, opts.onBatch);
-  return { activeKeyId: ring.activeKeyId, cards, webhookSecrets };
+  const processorCredentials = await rotateProcessorCredentials(db, ring, batchSize, opts.onBatch);
+  return { activeKeyId: ring.activeKeyId, cards, webhookSecrets, processorCredentials };
 }

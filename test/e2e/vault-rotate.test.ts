@@ -59,10 +59,10 @@ describe.each(DB_KINDS)('rescued vault rotate on %s', (kind) => {
   it('re-encrypts everything under the new active key and prints counts', async () => {
     const first = await runCli(['vault', 'rotate', '--batch-size', '5'], ring({ k1, k2 }, 'k2'));
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toBe(`active key: k2\ncards re-encrypted: ${cards.length}, failed: 0\nwebhook endpoints re-encrypted: 2, failed: 0\n`);
+    expect(first.stdout).toBe(`active key: k2\ncards re-encrypted: ${cards.length}, failed: 0\nwebhook endpoints re-encrypted: 2, failed: 0\nprocessor accounts re-encrypted: 0, failed: 0\n`);
     const second = await runCli(['vault', 'rotate', '--json'], ring({ k1, k2 }, 'k2'));
     expect(second.status, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual({ activeKeyId: 'k2', cards: { rotated: 0, failed: 0 }, webhookSecrets: { rotated: 0, failed: 0 } });
+    expect(JSON.parse(second.stdout)).toEqual({ activeKeyId: 'k2', cards: { rotated: 0, failed: 0 }, webhookSecrets: { rotated: 0, failed: 0 }, processorCredentials: { rotated: 0, failed: 0 } });
   });
 
   it('leaves every token resolving and every webhook secret opening with the new key alone', async () => {

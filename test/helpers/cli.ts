@@ -16,9 +16,9 @@ export interface CliResult {
 /**
  * `rescued …args` with `env` as its environment (the test process's RESCUED_* removed).
  * With `database`, the command runs on that open database and leaves it open, as it would
- * on its own connection to the same data.
+ * on its own connection to the same data. With `stdin`, that is the command's standard input.
  */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv, database?: Database): Promise<CliResult> {
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, database?: Database, stdin?: string): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   let status = 0;
@@ -28,6 +28,7 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv, database?: 
     err: (t) => void (stderr += t),
     setExitCode: (code) => void (status = code),
     database,
+    ...(stdin !== undefined ? { stdin: async () => stdin } : {}),
   };
   try {
     await buildProgram(io).parseAsync(args, { from: 'user' });

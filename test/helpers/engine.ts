@@ -19,6 +19,7 @@ export interface EngineFixture {
   vault: Vault;
   ring: KeyRing;
   merchantId: string;
+  mid: string;
   /** The SFTP username of the merchant (outbound folder name). */
   username: string;
   /** The vault token of a test card (tokenized once, then reused). */
@@ -41,6 +42,7 @@ export async function engineFixture(kind: DbKind, opts: { poolSize?: number } = 
     vault,
     ring,
     merchantId,
+    mid: creds.mid,
     username: creds.sftpUsername,
     async tokenOf(number) {
       let token = tokens.get(number);

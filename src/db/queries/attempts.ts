@@ -7,7 +7,8 @@ import { attempts } from '../schema.ts';
 export type AttemptRow = typeof attempts.$inferSelect;
 export type NewAttempt = typeof attempts.$inferInsert;
 
-export type AttemptResult = Pick<AttemptRow, 'status' | 'responseCode' | 'adviceCode' | 'declineClass' | 'reason' | 'processorRef' | 'latencyMs' | 'finishedAt'>;
+export type AttemptResult = Pick<AttemptRow, 'status' | 'responseCode' | 'adviceCode' | 'declineClass' | 'reason' | 'processorRef' | 'latencyMs' | 'finishedAt'> &
+  Partial<Pick<AttemptRow, 'accountId' | 'route' | 'rawCode' | 'rawMessage' | 'networkTransactionId'>>;
 
 export async function orderAttempts(db: Tx, orderSessionKey: string): Promise<AttemptRow[]> {
   return db.select().from(attempts).where(eq(attempts.orderSessionKey, orderSessionKey)).orderBy(asc(attempts.attemptNo));

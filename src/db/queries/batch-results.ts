@@ -1,8 +1,9 @@
 // Reads for the batch-finishing sweep: batches whose orders are all final, and their orders
 // in sequence order, a page at a time (orders_batch_sequence_idx), for the results file.
-import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
-import { batches, orders, sftpUsers } from '../schema.ts';
+import { batches, sftpUsers } from '../schema.ts';
+import { selectRows } from './claim-orders.ts';
 
 
 export interface FinishedBatch {
@@ -39,18 +40,33 @@ export interface ResultRow {
   attempts: number;
   finishedAt: Date | null;
   confirmationId: string | null;
+  /** The last answered attempt's account and the gateway's own words. */
+  gateway: { account: string | null; type: string | null; rawCode: string | null; rawMessage: string | null; networkTransactionId: string | null } | null;
 }
 
 export async function batchResultPage(db: Tx, batchId: string, afterSequence: number, limit: number): Promise<ResultRow[]> {
-  return db
-    .select({
-      sequenceNumber: orders.sequenceNumber, orderId: orders.orderId, orderSessionKey: orders.id, status: orders.status, reason: orders.statusReason,
-      attempts: orders.attemptCount, finishedAt: orders.finishedAt, confirmationId: orders.confirmationId,
-    })
-    .from(orders)
-    .where(and(eq(orders.batchId, batchId), gt(orders.sequenceNumber, afterSequence)))
-    .orderBy(asc(orders.sequenceNumber))
-    .limit(limit);
+  const rows = await selectRows(
+    db,
+    sql`select o.sequence_number, o.order_id, o.id, o.status, o.status_reason, o.attempt_count, o.finished_at, o.confirmation_id,
+        la.raw_code, la.raw_message, la.network_transaction_id, la.account_id, pa.label, pa.type
+      from orders o
+      left join lateral (
+        select a.raw_code, a.raw_message, a.network_transaction_id, a.account_id from attempts a
+        where a.order_session_key = o.id and a.status <> 'in_flight' order by a.attempt_no desc limit 1
+      ) la on true
+      left join processor_accounts pa on pa.id = la.account_id
+      where o.batch_id = ${batchId} and o.sequence_number > ${afterSequence}
+      order by o.sequence_number limit ${limit}`,
+  );
+  return rows.map((r) => ({
+    sequenceNumber: r.sequence_number === null ? null : Number(r.sequence_number), orderId: r.order_id as string, orderSessionKey: r.id as string,
+    status: r.status as string, reason: (r.status_reason as string | null) ?? null, attempts: Number(r.attempt_count),
+    finishedAt: r.finished_at == null ? null : new Date(r.finished_at as string), confirmationId: (r.confirmation_id as string | null) ?? null,
+    gateway: r.account_id == null && r.raw_code == null ? null : {
+      account: (r.label as string | null) ?? null, type: (r.type as string | null) ?? null, rawCode: (r.raw_code as string | null) ?? null,
+      rawMessage: (r.raw_message as string | null) ?? null, networkTransactionId: (r.network_transaction_id as string | null) ?? null,
+    },
+  }));
 }
 
 export async function markResultsWritten(db: Tx, batchId: string, at: Date): Promise<void> {

@@ -19,6 +19,10 @@ export interface ClaimedAttempt {
   amount: number;
   currency: string;
   startedAt: Date;
+  /** The account the attempt was pinned to before its call (null: not yet, or the sandbox). */
+  accountId: string | null;
+  /** Set when its call's outcome became unknown; cleared when reconciled. */
+  unknownSince: Date | null;
 }
 
 export interface Claimed {
@@ -54,7 +58,7 @@ export async function claimWithAttempts(db: Tx, owner: string, now: Date, leaseU
     select c.*, (f.id is not null) as fresh,
       coalesce(f.id, a.id) as a_id, coalesce(f.attempt_no, a.attempt_no) as a_no, coalesce(f.idempotency_key, a.idempotency_key) as a_key,
       coalesce(f.status, a.status) as a_status, coalesce(f.amount, a.amount) as a_amount, coalesce(f.currency, a.currency) as a_currency,
-      coalesce(f.started_at, a.started_at) as a_started_at
+      coalesce(f.started_at, a.started_at) as a_started_at, a.account_id as a_account_id, a.unknown_since as a_unknown_since
     from claimed c
     left join fresh f on f.order_session_key = c.id
     left join attempts a on f.id is null and a.order_session_key = c.id and a.attempt_no = c.attempt_count + 1
@@ -71,6 +75,8 @@ export async function claimWithAttempts(db: Tx, owner: string, now: Date, leaseU
       amount: Number(r.a_amount),
       currency: r.a_currency as string,
       startedAt: dateOf(r.a_started_at),
+      accountId: (r.a_account_id as string | null) ?? null,
+      unknownSince: r.a_unknown_since == null ? null : dateOf(r.a_unknown_since),
     },
   }));
 }
@@ -78,4 +84,18 @@ export async function claimWithAttempts(db: Tx, owner: string, now: Date, leaseU
 /** Forgets attempt rows this claim created but did not send (the card's caps or the deadline said no). */
 export async function dropUnsentAttempt(tx: Tx, id: string): Promise<void> {
   await tx.execute(sql`delete from attempts where id = ${id} and status = 'in_flight'`);
+}
+
+/** Pins attempts to the accounts chosen for them, before their calls (one statement). */
+export async function pinAttempts(db: Tx, pins: { id: string; accountId: string; route: string }[]): Promise<void> {
+  if (pins.length === 0) return;
+  await db.execute(sql`update attempts a set account_id = p."accountId", route = p."route"
+    from json_to_recordset(${JSON.stringify(pins)}::json) as p("id" uuid, "accountId" uuid, "route" text)
+    where a.id = p."id" and a.status = 'in_flight'`);
+}
+
+/** The attempt's call may have reached the gateway without an answer: reconcile before anything else. */
+export async function markUnknown(db: Tx, id: string, accountId: string | null, at: Date): Promise<void> {
+  await db.execute(sql`update attempts set unknown_since = coalesce(unknown_since, ${at.toISOString()}::timestamptz), account_id = coalesce(account_id, ${accountId}::uuid)
+    where id = ${id} and status = 'in_flight'`);
 }

@@ -1,7 +1,7 @@
 // One order of one merchant: another merchant's orderSessionKey finds nothing (404, not 403).
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../client.ts';
-import { attempts, orders } from '../schema.ts';
+import { attempts, orders, processorAccounts } from '../schema.ts';
 import type { Tx } from '../../webhooks/outbox.ts';
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -23,6 +23,15 @@ export async function lockOrder(tx: Tx, merchantId: string, orderSessionKey: str
   return row;
 }
 
-export async function listAttempts(db: Db, orderSessionKey: string): Promise<AttemptRow[]> {
-  return db.select().from(attempts).where(eq(attempts.orderSessionKey, orderSessionKey)).orderBy(asc(attempts.attemptNo));
+/** An attempt with the label and type of the account it went through (null: the built-in sandbox). */
+export type AttemptWithAccount = AttemptRow & { accountLabel: string | null; accountType: string | null };
+
+export async function listAttempts(db: Db, orderSessionKey: string): Promise<AttemptWithAccount[]> {
+  const rows = await db
+    .select({ a: attempts, label: processorAccounts.label, type: processorAccounts.type })
+    .from(attempts)
+    .leftJoin(processorAccounts, eq(processorAccounts.id, attempts.accountId))
+    .where(eq(attempts.orderSessionKey, orderSessionKey))
+    .orderBy(asc(attempts.attemptNo));
+  return rows.map((r) => ({ ...r.a, accountLabel: r.label, accountType: r.type }));
 }

@@ -22,10 +22,12 @@ export async function insertApiOrder(db: Db, o: NewApiOrder, attempt: NewApiAtte
   const attemptSql = attempt
     ? sql`, a as (
         insert into ${attempts} (order_session_key, merchant_id, card_token, attempt_no, idempotency_key, status, amount, currency,
-          response_code, advice_code, decline_class, reason, processor_ref, latency_ms, plan_reason, started_at, finished_at)
+          response_code, advice_code, decline_class, reason, processor_ref, latency_ms, plan_reason, started_at, finished_at,
+          account_id, route, raw_code, raw_message, network_transaction_id)
         select o.id, o.merchant_id, o.card_token, ${attempt.attemptNo}, ${attempt.idempotencyKey}, ${attempt.status}, o.amount, o.currency,
           ${attempt.responseCode ?? null}, ${attempt.adviceCode ?? null}, ${attempt.declineClass ?? null}, ${attempt.reason ?? null},
-          ${attempt.processorRef ?? null}, ${attempt.latencyMs ?? null}, ${attempt.planReason ?? null}, ${ts(attempt.startedAt)}, ${ts(attempt.finishedAt)}
+          ${attempt.processorRef ?? null}, ${attempt.latencyMs ?? null}, ${attempt.planReason ?? null}, ${ts(attempt.startedAt)}, ${ts(attempt.finishedAt)},
+          ${attempt.accountId ?? null}::uuid, ${attempt.route ?? null}, ${attempt.rawCode ?? null}, ${attempt.rawMessage ?? null}, ${attempt.networkTransactionId ?? null}
         from o returning 1)`
     : sql``;
   const result = await db.execute(sql`

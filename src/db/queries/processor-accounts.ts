@@ -7,6 +7,9 @@ import { processorAccounts } from '../schema.ts';
 export type ProcessorAccountRow = typeof processorAccounts.$inferSelect;
 export type NewProcessorAccount = typeof processorAccounts.$inferInsert;
 
+/** The additional data the credentials are sealed with: bound to the account's id. */
+export const accountAad = (id: string) => `processor_accounts:${id}`;
+
 const FIRST_UUID = '00000000-0000-0000-0000-000000000000';
 
 /** Inserts an account; a new default first clears the merchant's current one. */
@@ -62,3 +65,4 @@ export async function resealProcessorAccounts(db: DbOrTx, updates: { id: string;
   }
   return n;
 }
+

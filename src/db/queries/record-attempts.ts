@@ -25,9 +25,12 @@ export async function finishAttempts(tx: Tx, results: Array<AttemptResult & { id
   const done = await selectRows(
     tx,
     sql`update attempts a set status = r."status", response_code = r."responseCode", advice_code = r."adviceCode", decline_class = r."declineClass",
-        reason = r."reason", processor_ref = r."processorRef", latency_ms = r."latencyMs", finished_at = r."finishedAt"
+        reason = r."reason", processor_ref = r."processorRef", latency_ms = r."latencyMs", finished_at = r."finishedAt",
+        account_id = coalesce(r."accountId", a.account_id), route = coalesce(r."route", a.route), raw_code = r."rawCode", raw_message = r."rawMessage",
+        network_transaction_id = r."networkTransactionId", unknown_since = null
       from json_to_recordset(${JSON.stringify(rows)}::json) as r("id" uuid, "status" text, "responseCode" text, "adviceCode" text, "declineClass" text,
-        "reason" text, "processorRef" text, "latencyMs" integer, "finishedAt" timestamptz)
+        "reason" text, "processorRef" text, "latencyMs" integer, "finishedAt" timestamptz,
+        "accountId" uuid, "route" text, "rawCode" text, "rawMessage" text, "networkTransactionId" text)
       where a.id = r."id" and a.status = 'in_flight'
       returning a.id`,
   );
@@ -88,9 +91,12 @@ export async function finishAndMove(tx: Tx, results: Array<AttemptResult & { id:
       returning o.id
     ), finished as (
       update attempts a set status = r."status", response_code = r."responseCode", advice_code = r."adviceCode", decline_class = r."declineClass",
-        reason = r."reason", processor_ref = r."processorRef", latency_ms = r."latencyMs", finished_at = r."finishedAt"
+        reason = r."reason", processor_ref = r."processorRef", latency_ms = r."latencyMs", finished_at = r."finishedAt",
+        account_id = coalesce(r."accountId", a.account_id), route = coalesce(r."route", a.route), raw_code = r."rawCode", raw_message = r."rawMessage",
+        network_transaction_id = r."networkTransactionId", unknown_since = null
       from json_to_recordset(${JSON.stringify(rows)}::json) as r("id" uuid, "orderId" uuid, "status" text, "responseCode" text, "adviceCode" text,
-        "declineClass" text, "reason" text, "processorRef" text, "latencyMs" integer, "finishedAt" timestamptz)
+        "declineClass" text, "reason" text, "processorRef" text, "latencyMs" integer, "finishedAt" timestamptz,
+        "accountId" uuid, "route" text, "rawCode" text, "rawMessage" text, "networkTransactionId" text)
       where a.id = r."id" and a.status = 'in_flight' and r."orderId" in (select id from moved)
       returning a.id
     )

@@ -71,6 +71,8 @@ export interface UnvoidedApproval {
   idempotencyKey: string;
   currency: string;
   processorRef: string;
+  /** The account that approved: the void goes back through it. */
+  accountId: string | null;
 }
 
 /**
@@ -81,12 +83,12 @@ export interface UnvoidedApproval {
 export async function unvoidedApprovals(tx: Tx, limit: number): Promise<UnvoidedApproval[]> {
   const rows = await selectRows(
     tx,
-    sql`select id, order_session_key, idempotency_key, currency, processor_ref from attempts
+    sql`select id, order_session_key, idempotency_key, currency, processor_ref, account_id from attempts
       where status = 'approved' and reason = 'to_be_voided' and processor_ref is not null
       order by started_at limit ${limit}`,
   );
   return rows.map((r) => ({
     id: r.id as string, orderSessionKey: r.order_session_key as string, idempotencyKey: r.idempotency_key as string,
-    currency: r.currency as string, processorRef: r.processor_ref as string,
+    currency: r.currency as string, processorRef: r.processor_ref as string, accountId: (r.account_id as string | null) ?? null,
   }));
 }

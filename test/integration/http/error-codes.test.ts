@@ -8,8 +8,12 @@ import { DB_KINDS } from '../../helpers/db.ts';
 import { apiFixture, evaluateBody, SOFT, type ApiFixture } from '../../helpers/api.ts';
 import { ERRORS, RescuedError } from '../../../src/errors.ts';
 import { orders } from '../../../src/db/schema.ts';
+import { createProcessorRouter } from '../../../src/processors/router.ts';
+import { createAccountService } from '../../../src/processors/accounts.ts';
+import { silentLog } from '../../helpers/db.ts';
+import { startStripeFake } from '../../fakes/stripe/server.ts';
 
-const NOT_HTTP = /^ERR_(CONFIG|MERCHANT|INTAKE|WEBHOOK)_|^ERR_VAULT_ROTATE_INCOMPLETE$/;
+const NOT_HTTP = /^ERR_(CONFIG|MERCHANT|INTAKE|WEBHOOK|PROCESSOR_ACCOUNT)_|^ERR_VAULT_ROTATE_INCOMPLETE$/;
 
 describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
   let f: ApiFixture;
@@ -109,6 +113,26 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
     release();
     expect((await first).statusCode).toBe(200);
     f.t.api.orders.processor = processor;
+    // Production: the merchant's own accounts, through the real router and a local Stripe.
+    const stripe = await startStripeFake();
+    try {
+      const settings = { name: 'sandbox' as const, latencyMs: 0, concurrency: 8, ratePerSecond: 100, timeoutMs: 2000, accountConcurrency: 4, accountRatePerSecond: 100, breakerFailures: 10, breakerCooldownMs: 1000, reconcileAfterMs: 1000, reconcileTimeoutMs: 60_000, gatewayUrls: { stripe: stripe.url } };
+      const db = f.t.tdb.database.db;
+      const router = () => createProcessorRouter({ db, ring: f.t.keyRing, vault: f.t.vault, sandbox: undefined, mode: 'production', settings, log: silentLog });
+      f.t.api.orders.processor = router();
+      note(await f.post('/v1/evaluate', evaluateBody(tok, { tx: SOFT })));
+      const accounts = createAccountService({ db, ring: f.t.keyRing, mode: 'production' });
+      await accounts.add(f.a.mid, { type: 'stripe', label: 'no-raw-cards', credentials: { secretKey: stripe.key } });
+      // The router reads a merchant's accounts again after 5 s; a fresh router reads them now.
+      f.t.api.orders.processor = router();
+      note(await f.post('/v1/evaluate', evaluateBody(tok, { tx: SOFT })));
+      await accounts.add(f.a.mid, { type: 'stripe', label: 'wrong-key', isDefault: true, credentials: { secretKey: 'sk_test_wrongwrongwrong', rawCardData: true } });
+      f.t.api.orders.processor = router();
+      note(await f.post('/v1/evaluate', evaluateBody(tok, { tx: SOFT })));
+    } finally {
+      f.t.api.orders.processor = processor;
+      await stripe.close();
+    }
     // The bucket (burst 60, next to no refill) runs dry.
     let limited;
     for (let i = 0; i < 80 && !limited; i++) {

@@ -8,7 +8,7 @@ import { engineFixture, type EngineFixture } from '../../helpers/engine.ts';
 import { ManualClock } from '../../../src/clock.ts';
 import { processorCalls } from '../../../src/db/schema.ts';
 import { createSandboxProcessor } from '../../../src/processors/sandbox.ts';
-import { createProcessor } from '../../../src/processors/index.ts';
+import { createSandbox } from '../../../src/processors/index.ts';
 import type { AuthorizeRequest, Processor } from '../../../src/processors/types.ts';
 
 describe.each(DB_KINDS)('sandbox processor on %s', (kind) => {
@@ -117,7 +117,7 @@ describe.each(DB_KINDS)('sandbox processor on %s', (kind) => {
   });
 
   it('is chosen by the configuration', async () => {
-    const p = createProcessor({ processor: { name: 'sandbox', latencyMs: 1, concurrency: 1, ratePerSecond: 1 } }, { db: f.db, vault: f.vault, clock });
+    const p = createSandbox({ processor: { name: 'sandbox', latencyMs: 1 } }, { db: f.db, vault: f.vault, clock });
     expect(p.name).toBe('sandbox');
     const reference = randomUUID();
     const r = await p.authorize({ idempotencyKey: `${reference}:1`, reference, merchantId: f.merchantId, cardToken: await f.tokenOf('4111111111111111'), amount: 100, currency: 'USD', isMIT: true });

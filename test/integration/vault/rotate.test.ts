@@ -1,4 +1,5 @@
-// `vault rotate` through the service: every card and webhook secret ends under the active
+// `vault rotate` through the service: every card, webhook secret and processor account's
+// credentials end under the active
 // key, every token still resolves, a second run changes nothing, and a value whose key is
 // gone is counted, not looped over.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { keyRingFrom, open, type KeyRing } from '../../../src/vault/cipher.ts';
 import { createVault } from '../../../src/vault/service.ts';
 import { rotateVault } from '../../../src/vault/rotate.ts';
 import { createMerchantService, webhookSecretAad } from '../../../src/merchants/service.ts';
+import { createAccountService } from '../../../src/processors/accounts.ts';
 
 const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];
 const CARDS_PER_MERCHANT = 8;
@@ -23,6 +25,8 @@ describe.each(DB_KINDS)('vault rotate on %s', (kind) => {
   const onlyNew = keyRingFrom({ k2 }, 'k2');
   const cards: { merchantId: string; token: string; pan: string }[] = [];
   const secrets = new Map<string, string[]>();
+  const mids: string[] = [];
+  const stripeKey = 'sk_live_rotatemerotateme1234';
 
   const vaultOn = (ring: KeyRing) => createVault({ db: t.database.db, ring, fingerprintKey, mode: 'production' });
   const query = async (text: ReturnType<typeof sql>) => rowsOf(await t.database.db.execute(text));
@@ -33,6 +37,8 @@ describe.each(DB_KINDS)('vault rotate on %s', (kind) => {
     const vault = vaultOn(old);
     for (const name of ['A', 'B', 'C']) {
       const creds = await merchants.add({ name });
+      mids.push(creds.mid);
+      await createAccountService({ db: t.database.db, ring: old, mode: 'production' }).add(creds.mid, { type: 'stripe', label: `stripe-${name}`, credentials: { secretKey: stripeKey, rawCardData: true } });
       const merchantId = (await merchants.byMid(creds.mid)).id;
       // B has a previous secret still signing beside the current one.
       const rotated = name === 'B' ? (await merchants.rotateWebhookSecret(creds.mid)).webhookSecret : undefined;
@@ -49,7 +55,7 @@ describe.each(DB_KINDS)('vault rotate on %s', (kind) => {
   it('re-encrypts every card and webhook secret under the active key, in batches', async () => {
     const batches: string[] = [];
     const report = await rotateVault(t.database.db, both, { batchSize: 4, onBatch: (what) => batches.push(what) });
-    expect(report).toEqual({ activeKeyId: 'k2', cards: { rotated: cards.length, failed: 0 }, webhookSecrets: { rotated: 3, failed: 0 } });
+    expect(report).toEqual({ activeKeyId: 'k2', cards: { rotated: cards.length, failed: 0 }, webhookSecrets: { rotated: 3, failed: 0 }, processorCredentials: { rotated: 3, failed: 0 } });
     expect(batches.filter((b) => b === 'cards').length).toBe(Math.ceil(cards.length / 4));
     expect(await query(sql`select distinct key_id from cards`)).toEqual([{ key_id: 'k2' }]);
   });
@@ -62,17 +68,22 @@ describe.each(DB_KINDS)('vault rotate on %s', (kind) => {
       const opened = [r.secret_sealed, r.previous_secret_sealed].filter((s) => s !== null).map((s) => open(onlyNew, String(s), aad).toString());
       expect(opened).toEqual(secrets.get(String(r.merchant_id)));
     }
+    expect(await query(sql`select distinct split_part(credentials_sealed, '.', 2) as k from processor_accounts`)).toEqual([{ k: 'k2' }]);
+    for (const mid of mids) {
+      const { credentials } = await createAccountService({ db: t.database.db, ring: onlyNew, mode: 'production' }).find(mid, `stripe-${mid === mids[0] ? 'A' : mid === mids[1] ? 'B' : 'C'}`);
+      expect(credentials).toEqual({ secretKey: stripeKey, rawCardData: true });
+    }
   });
 
   it('changes nothing on a second run', async () => {
     const before = await query(sql`select sealed from cards order by id`);
-    expect(await rotateVault(t.database.db, both)).toEqual({ activeKeyId: 'k2', cards: { rotated: 0, failed: 0 }, webhookSecrets: { rotated: 0, failed: 0 } });
+    expect(await rotateVault(t.database.db, both)).toEqual({ activeKeyId: 'k2', cards: { rotated: 0, failed: 0 }, webhookSecrets: { rotated: 0, failed: 0 }, processorCredentials: { rotated: 0, failed: 0 } });
     expect(await query(sql`select sealed from cards order by id`)).toEqual(before);
   });
 
   it('counts values it cannot open and finishes', async () => {
     const stranger = keyRingFrom({ k3: key32() }, 'k3');
-    expect(await rotateVault(t.database.db, stranger, { batchSize: 5 })).toEqual({ activeKeyId: 'k3', cards: { rotated: 0, failed: cards.length }, webhookSecrets: { rotated: 0, failed: 3 } });
+    expect(await rotateVault(t.database.db, stranger, { batchSize: 5 })).toEqual({ activeKeyId: 'k3', cards: { rotated: 0, failed: cards.length }, webhookSecrets: { rotated: 0, failed: 3 }, processorCredentials: { rotated: 0, failed: 3 } });
     expect(await query(sql`select distinct key_id from cards`)).toEqual([{ key_id: 'k2' }]);
   });
 });

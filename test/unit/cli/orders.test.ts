@@ -16,6 +16,7 @@ const attempt = {
   amount: 1999, currency: 'USD', responseCode: '51', adviceCode: null, declineClass: 'soft-funds', reason: 'insufficient_funds', processorRef: 'sbx_1',
   latencyMs: 12, planReason: 'payday_morning', startedAt: T('06T06:17:00'), finishedAt: T('06T06:17:01'),
   accountId: null, route: null, rawCode: null, rawMessage: null, networkTransactionId: null, unknownSince: null,
+  accountLabel: null, accountType: null,
 };
 
 describe('orders show', () => {
@@ -34,5 +35,13 @@ describe('orders show', () => {
     const view = orderView({ order: { ...order, status: 'EXPIRED', statusReason: 'expiry_reached', nextAttemptAt: null }, mid: 'mid-1' }, [attempt]);
     expect(view.next).toBeNull();
     expect(orderText(view)).toContain('next attempt: none (expiry_reached)');
+  });
+
+  it('names the account an attempt went through, its route and the gateway\'s own code', () => {
+    const viaStripe = { ...attempt, accountId: '5f0c1f64-61c5-4b8e-9d1f-4a0a8c1f0c11', accountLabel: 'stripe-eu', accountType: 'stripe', route: 'decliner', rawCode: 'insufficient_funds', rawMessage: 'Your card has insufficient funds.', networkTransactionId: 'ntid_1' };
+    const view = orderView({ order, mid: 'mid-1' }, [viaStripe]);
+    expect(view.attempts[0]!.gateway).toEqual({ account: 'stripe-eu', type: 'stripe', route: 'decliner', rawCode: 'insufficient_funds', rawMessage: 'Your card has insufficient funds.', networkTransactionId: 'ntid_1' });
+    expect(orderText(view)).toContain('via stripe-eu (stripe, decliner) raw insufficient_funds "Your card has insufficient funds." ntid ntid_1');
+    expect(orderView({ order, mid: 'mid-1' }, [attempt]).attempts[0]!.gateway).toBeNull();
   });
 });

@@ -1,0 +1,82 @@
+// `rescued processor …`: a merchant's own gateway accounts. Credentials are read as JSON from
+// a file or standard input, never from the command line (argv is visible to every user of
+// the machine, and lands in shell history), and are never printed back: `list` masks them.
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { RescuedError } from '../errors.ts';
+import { createAccountService, type AccountView } from '../processors/accounts.ts';
+import { connectorFor } from '../processors/router.ts';
+import type { Core } from '../core.ts';
+import { ioOf, withCore } from './context.ts';
+
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
+async function credentialsFrom(program: Command, file: string | undefined): Promise<unknown> {
+  const io = ioOf(program);
+  const text = file && file !== '-' ? await readFile(file, 'utf8') : await (io.stdin ?? readStdin)();
+  try {
+    return text.trim() === '' ? {} : (JSON.parse(text) as unknown);
+  } catch {
+    throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', 'The credentials are not JSON (give an object, e.g. {"secretKey": "sk_live_…"}).');
+  }
+}
+
+const line = (a: AccountView) => `${a.label.padEnd(16)}  ${a.type.padEnd(12)}  ${a.isDefault ? 'default' : '       '}  ${a.createdAt}  ${JSON.stringify(a.credentials)}`;
+const accounts = (core: Core) => createAccountService({ db: core.database.db, ring: core.keyRing, mode: core.config.mode });
+
+export function processorCommands(program: Command): void {
+  const processor = program.command('processor').description('a merchant\'s own gateway accounts, through which its retries are charged');
+
+  processor
+    .command('add <mid>')
+    .description('add an account; its credentials are read as JSON from --credentials-file or standard input')
+    .requiredOption('--type <type>', 'stripe, adyen, braintree, authorizenet, nmi, http (or sandbox, in sandbox mode)')
+    .requiredOption('--label <label>', 'the account\'s name for this merchant (additionalFields processorAccount names it)')
+    .option('--default', 'charge through this account when nothing else decides')
+    .option('--credentials-file <file>', 'a JSON file with the credentials (- or absent: standard input)')
+    .option('--json', 'print JSON')
+    .action((mid: string, opts: { type: string; label: string; default?: boolean; credentialsFile?: string; json?: boolean }) =>
+      withCore(program, async (core, print) => {
+        const view = await accounts(core).add(mid, { type: opts.type, label: opts.label, isDefault: opts.default === true, credentials: await credentialsFrom(program, opts.credentialsFile) });
+        core.log.info({ mid, label: view.label, type: view.type, component: 'cli' }, 'processor account added');
+        print(opts.json ? view : `added ${view.type} account ${view.label}${view.isDefault ? ' (default)' : ''}: ${JSON.stringify(view.credentials)}`, opts.json);
+      }),
+    );
+
+  processor
+    .command('list <mid>')
+    .description('list the merchant\'s accounts, secrets masked')
+    .option('--json', 'print JSON')
+    .action((mid: string, opts: { json?: boolean }) =>
+      withCore(program, async (core, print) => {
+        const views = await accounts(core).list(mid);
+        print(opts.json ? views : views.map(line).join('\n') || '(no processor accounts)', opts.json);
+      }),
+    );
+
+  processor
+    .command('remove <mid> <label>')
+    .description('remove an account (its past attempts keep naming it)')
+    .action((mid: string, label: string) =>
+      withCore(program, async (core, print) => {
+        await accounts(core).remove(mid, label);
+        print(`removed account ${label}`);
+      }),
+    );
+
+  processor
+    .command('test <mid> <label>')
+    .description('make a harmless authenticated call with the account and say what it proved')
+    .action((mid: string, label: string) =>
+      withCore(program, async (core, print) => {
+        const { row, credentials } = await accounts(core).find(mid, label);
+        if (row.type === 'sandbox') return print(`${label}: the sandbox processor needs no credentials`);
+        const proved = await connectorFor(row.type, credentials, core.config.processor).test();
+        print(`${label}: ${proved}`);
+      }),
+    );
+}

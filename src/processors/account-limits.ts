@@ -1,0 +1,62 @@
+// Limits per processor account, so one slow or broken account cannot stall the others: a
+// queue with a concurrency and a rate (p-queue), and a circuit breaker that stops calling an
+// account whose calls keep failing without an answer about the card, and says so.
+import PQueue from 'p-queue';
+import type { Logger } from '../log.ts';
+import { gatewayCircuitOpened } from '../metrics.ts';
+import { GatewayError } from './connector.ts';
+
+export interface LimitSettings {
+  accountConcurrency: number;
+  accountRatePerSecond: number;
+  breakerFailures: number;
+  breakerCooldownMs: number;
+}
+
+export interface AccountLimiter {
+  /** Runs a call in the account's queue; refused at once (not_sent) while the circuit is open. */
+  run<T>(call: () => Promise<T>): Promise<T>;
+  /** Open until this time (ms since the epoch); 0 when closed. */
+  openUntil(): number;
+}
+
+export function createAccountLimiter(settings: LimitSettings, who: { label: string; type: string; mid?: string }, log: Logger, now: () => number = Date.now): AccountLimiter {
+  const queue = new PQueue({ concurrency: settings.accountConcurrency, intervalCap: settings.accountRatePerSecond, interval: 1000 });
+  let failures = 0;
+  let openUntil = 0;
+  let probing = false;
+
+  function failed(err: GatewayError): void {
+    failures++;
+    if (probing || failures >= settings.breakerFailures) {
+      openUntil = now() + settings.breakerCooldownMs;
+      failures = 0;
+      gatewayCircuitOpened.inc({ type: who.type });
+      log.error({ account: who.label, type: who.type, kind: err.kind, status: err.status, code: err.code, cooldownMs: settings.breakerCooldownMs }, 'processor account circuit opened: its calls keep failing; it is left alone for a while');
+    }
+  }
+
+  async function run<T>(call: () => Promise<T>): Promise<T> {
+    const t = now();
+    if (openUntil > t) throw new GatewayError('not_sent', `the account ${who.label} is paused after repeated failures (circuit open)`);
+    // The first call after the cool-down is a probe: it closes the circuit or opens it again.
+    const probe = openUntil !== 0;
+    if (probe) {
+      if (probing) throw new GatewayError('not_sent', `the account ${who.label} is being probed after repeated failures`);
+      probing = true;
+    }
+    try {
+      const result = await queue.add(call);
+      failures = 0;
+      if (probe) openUntil = 0;
+      return result;
+    } catch (err) {
+      if (err instanceof GatewayError) failed(err);
+      throw err;
+    } finally {
+      if (probe) probing = false;
+    }
+  }
+
+  return { run, openUntil: () => openUntil };
+}

@@ -1,0 +1,26 @@
+// Every account type: the schema of its credentials (one schema per input), which of their
+// fields are secrets (masked in listings), and how its connector is made. The sandbox is the
+// built-in processor (sandbox.ts), not a connector: it takes no credentials.
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { AccountType, Connector, ConnectorOptions } from './connector.ts';
+import { HttpBridgeCredentials, HTTP_BRIDGE_SECRETS } from './http/credentials.ts';
+import { createHttpBridgeConnector } from './http/index.ts';
+import { StripeCredentials, STRIPE_SECRETS } from './stripe/credentials.ts';
+import { createStripeConnector } from './stripe/index.ts';
+
+export interface AccountKind {
+  credentials: TSchema;
+  secrets: readonly string[];
+  /** Absent for the sandbox. */
+  create?: (credentials: never, opts: ConnectorOptions) => Connector;
+}
+
+const SandboxCredentials = Type.Object({}, { additionalProperties: false });
+
+export const ACCOUNT_KINDS: Partial<Record<AccountType, AccountKind>> = {
+  sandbox: { credentials: SandboxCredentials, secrets: [] },
+  stripe: { credentials: StripeCredentials, secrets: STRIPE_SECRETS, create: createStripeConnector as AccountKind['create'] },
+  http: { credentials: HttpBridgeCredentials, secrets: HTTP_BRIDGE_SECRETS, create: createHttpBridgeConnector as AccountKind['create'] },
+};
+
+export const supportedTypes = (): AccountType[] => Object.keys(ACCOUNT_KINDS) as AccountType[];
