@@ -79,6 +79,8 @@ export function createAccountService(deps: { db: Db; ring: KeyRing; mode: 'sandb
       const type = checkType(input.type, deps.mode);
       if (!LABEL.test(input.label)) throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', 'A label is 1 to 64 letters, digits, dots, hyphens or underscores, starting with a letter or digit.');
       const credentials = checkCredentials(type, input.credentials);
+      // A bridge carries card numbers: in production only over TLS.
+      if (type === 'http' && deps.mode === 'production' && !String(credentials.url).startsWith('https://')) throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', 'In production mode an HTTP bridge must be reached over https://.');
       const id = randomUUID();
       const merchant = await merchantId(mid);
       const existing = await activeProcessorAccounts(db, merchant);

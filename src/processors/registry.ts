@@ -3,6 +3,8 @@
 // built-in processor (sandbox.ts), not a connector: it takes no credentials.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { AccountType, Connector, ConnectorOptions } from './connector.ts';
+import { AdyenCredentials, ADYEN_SECRETS } from './adyen/credentials.ts';
+import { createAdyenConnector } from './adyen/index.ts';
 import { HttpBridgeCredentials, HTTP_BRIDGE_SECRETS } from './http/credentials.ts';
 import { createHttpBridgeConnector } from './http/index.ts';
 import { StripeCredentials, STRIPE_SECRETS } from './stripe/credentials.ts';
@@ -20,6 +22,7 @@ const SandboxCredentials = Type.Object({}, { additionalProperties: false });
 export const ACCOUNT_KINDS: Partial<Record<AccountType, AccountKind>> = {
   sandbox: { credentials: SandboxCredentials, secrets: [] },
   stripe: { credentials: StripeCredentials, secrets: STRIPE_SECRETS, create: createStripeConnector as AccountKind['create'] },
+  adyen: { credentials: AdyenCredentials, secrets: ADYEN_SECRETS, create: createAdyenConnector as AccountKind['create'] },
   http: { credentials: HttpBridgeCredentials, secrets: HTTP_BRIDGE_SECRETS, create: createHttpBridgeConnector as AccountKind['create'] },
 };
 

@@ -1,0 +1,52 @@
+// One broken account must not stall the others: its calls are limited per account, and after
+// `breakerFailures` failures in a row (no answer about the card) it is left alone for
+// `breakerCooldownMs`, then one probe call decides whether it is back.
+import { describe, expect, it } from 'vitest';
+import { createAccountLimiter } from '../../../src/processors/account-limits.ts';
+import { GatewayError } from '../../../src/processors/connector.ts';
+import { silentLog } from '../../helpers/db.ts';
+
+const settings = { accountConcurrency: 2, accountRatePerSecond: 1000, breakerFailures: 3, breakerCooldownMs: 1000 };
+const fail = () => Promise.reject(new GatewayError('unknown', 'HTTP 503', { status: 503 }));
+
+describe('account limits', () => {
+  it('runs at most accountConcurrency calls at once', async () => {
+    const limiter = createAccountLimiter(settings, { label: 'a', type: 'stripe' }, silentLog);
+    let now = 0;
+    let peak = 0;
+    const call = async () => {
+      peak = Math.max(peak, ++now);
+      await new Promise((r) => setTimeout(r, 5));
+      now--;
+    };
+    await Promise.all(Array.from({ length: 8 }, () => limiter.run(call)));
+    expect(peak).toBe(2);
+  });
+
+  it('opens after breakerFailures failures in a row, refuses without calling, then one probe closes it', async () => {
+    let t = 10_000;
+    const limiter = createAccountLimiter(settings, { label: 'a', type: 'stripe' }, silentLog, () => t);
+    for (let i = 0; i < 3; i++) await expect(limiter.run(fail)).rejects.toMatchObject({ kind: 'unknown' });
+    expect(limiter.openUntil()).toBe(11_000);
+    let called = 0;
+    await expect(limiter.run(async () => ++called)).rejects.toMatchObject({ kind: 'not_sent', message: expect.stringContaining('circuit open') });
+    expect(called).toBe(0);
+    t = 11_000;
+    expect(await limiter.run(async () => ++called)).toBe(1);
+    expect(limiter.openUntil()).toBe(0);
+  });
+
+  it('a failed probe opens it again at once; a card decline is an answer and resets the count', async () => {
+    let t = 0;
+    const limiter = createAccountLimiter(settings, { label: 'a', type: 'stripe' }, silentLog, () => t);
+    for (let i = 0; i < 3; i++) await limiter.run(fail).catch(() => {});
+    t = 1000;
+    await expect(limiter.run(fail)).rejects.toBeInstanceOf(GatewayError);
+    expect(limiter.openUntil()).toBe(2000);
+    t = 2000;
+    await limiter.run(async () => ({ approved: false }));
+    await limiter.run(fail).catch(() => {});
+    await limiter.run(fail).catch(() => {});
+    expect(limiter.openUntil()).toBe(0);
+  });
+});
