@@ -111,7 +111,11 @@ async function reconcile(ctx: WorkerCtx, claimed: Claimed): Promise<ProcessorRes
 async function failed(ctx: WorkerCtx, claimed: Claimed, err: unknown, log: WorkerCtx['log']): Promise<AttemptOutcome> {
   const { order, attempt } = claimed;
   const now = ctx.clock.now();
-  const kind = err instanceof GatewayError ? err.kind : err instanceof RescuedError ? 'rejected' : 'unknown';
+  // An attempt sent before (claimed again, not fresh) may have charged whatever fails now: a
+  // look-up refused or a replay answered 429 says nothing about that first call. Only a fresh
+  // attempt whose call surely charged nothing may be forgotten.
+  const said = err instanceof GatewayError ? err.kind : err instanceof RescuedError ? 'rejected' : 'unknown';
+  const kind = claimed.fresh ? said : 'unknown';
   if (kind === 'unknown') {
     // It may have charged: nothing new for this order until the outcome is known.
     const since = attempt.unknownSince ?? now;

@@ -5,8 +5,12 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { AccountType, Connector, ConnectorOptions } from './connector.ts';
 import { AdyenCredentials, ADYEN_SECRETS } from './adyen/credentials.ts';
 import { createAdyenConnector } from './adyen/index.ts';
+import { BraintreeCredentials, BRAINTREE_SECRETS } from './braintree/credentials.ts';
+import { createBraintreeConnector } from './braintree/index.ts';
 import { HttpBridgeCredentials, HTTP_BRIDGE_SECRETS } from './http/credentials.ts';
 import { createHttpBridgeConnector } from './http/index.ts';
+import { NmiCredentials, NMI_SECRETS } from './nmi/credentials.ts';
+import { createNmiConnector } from './nmi/index.ts';
 import { StripeCredentials, STRIPE_SECRETS } from './stripe/credentials.ts';
 import { createStripeConnector } from './stripe/index.ts';
 
@@ -23,6 +27,8 @@ export const ACCOUNT_KINDS: Partial<Record<AccountType, AccountKind>> = {
   sandbox: { credentials: SandboxCredentials, secrets: [] },
   stripe: { credentials: StripeCredentials, secrets: STRIPE_SECRETS, create: createStripeConnector as AccountKind['create'] },
   adyen: { credentials: AdyenCredentials, secrets: ADYEN_SECRETS, create: createAdyenConnector as AccountKind['create'] },
+  braintree: { credentials: BraintreeCredentials, secrets: BRAINTREE_SECRETS, create: createBraintreeConnector as AccountKind['create'] },
+  nmi: { credentials: NmiCredentials, secrets: NMI_SECRETS, create: createNmiConnector as AccountKind['create'] },
   http: { credentials: HttpBridgeCredentials, secrets: HTTP_BRIDGE_SECRETS, create: createHttpBridgeConnector as AccountKind['create'] },
 };
 

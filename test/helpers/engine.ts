@@ -71,6 +71,8 @@ export interface OrderSpec {
   declineSource?: string;
   timezoneUtcOffset?: number;
   amount?: number;
+  /** The order's additionalFields (routing hints such as processorAccount). */
+  additionalFields?: { key: string; value: string }[];
 }
 
 /** The first decline code a test card would give, as the merchant's original decline. */
@@ -90,6 +92,7 @@ export async function insertTestOrders(db: Db, specs: OrderSpec[]): Promise<stri
       isMIT: true,
       transaction: { responseCode: declineCode, responseCodeSource: s.declineSource ?? 'NA', timezoneUtcOffset: s.timezoneUtcOffset ?? 0, amount: s.amount ?? 1999, currency: 'USD' },
       paymentMethod: { cardNumber: s.token, token: true, cardBrand: s.card.brand },
+      ...(s.additionalFields ? { additionalFields: s.additionalFields } : {}),
     };
     return {
       id: randomUUID(), merchantId: s.merchantId, batchId: s.batchId ?? null, sequenceNumber: s.sequenceNumber ?? null, orderId,

@@ -63,6 +63,8 @@ export const BRAINTREE_GATEWAY_REJECTIONS = {
   cvv: ['cvv_failure', 'data'],
   avs_and_cvv: ['avs_failure', 'data'],
   duplicate: ['duplicate', 'soft-generic'],
+  // The SDK's GatewayRejectionReason.ThreeDSecure: the issuer wants the payer authenticated.
+  three_d_secure: ['authentication_required', 'data'],
   fraud: ['merchant_side', 'hard'],
   risk_threshold: ['merchant_side', 'hard'],
   token_issuance: ['merchant_side', 'soft-temporary'],
