@@ -101,7 +101,7 @@ export const ConfigSchema = Type.Object(
         accountConcurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 32, description: 'calls in flight to one merchant processor account at once, per instance' }),
         accountRatePerSecond: Type.Integer({ minimum: 1, default: 100, description: 'calls started per second to one processor account at most, per instance' }),
         breakerFailures: Type.Integer({ minimum: 1, default: 10, description: 'failed calls in a row (no answer about the card) after which an account is not called for breakerCooldownMs' }),
-        breakerCooldownMs: Type.Integer({ minimum: 100, default: 30_000, description: 'how long an account whose calls keep failing is left alone before one call tries it again' }),
+        breakerCooldownMs: Type.Integer({ minimum: 100, default: 30_000, description: 'how long an account whose calls keep failing is left alone before one call tries it again; doubled after each failed try, up to 32 times' }),
         reconcileAfterMs: Type.Integer({ minimum: 10, default: 60_000, description: 'an attempt whose outcome is unknown is reconciled (looked up, or sent again with its key) this long after' }),
         reconcileTimeoutMs: Type.Integer({ minimum: 1000, default: 86_400_000, description: 'an attempt still unreconciled after this long parks its order for the operator' }),
         gatewayUrls: Type.Record(Type.String(), Type.String(), { default: {}, description: 'testing only: a base URL per account type (stripe, http, …) instead of the real gateway' }),

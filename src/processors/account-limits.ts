@@ -25,14 +25,19 @@ export function createAccountLimiter(settings: LimitSettings, who: { label: stri
   let failures = 0;
   let openUntil = 0;
   let probing = false;
+  // Opened again and again without a call getting through: each pause doubles (backoff), up
+  // to 32 times breakerCooldownMs, so a revoked key is not hammered while the operator fixes it.
+  let opens = 0;
 
   function failed(err: GatewayError): void {
     failures++;
     if (probing || failures >= settings.breakerFailures) {
-      openUntil = now() + settings.breakerCooldownMs;
+      const cooldownMs = settings.breakerCooldownMs * 2 ** Math.min(opens, 5);
+      opens++;
+      openUntil = now() + cooldownMs;
       failures = 0;
       gatewayCircuitOpened.inc({ type: who.type });
-      log.error({ account: who.label, type: who.type, kind: err.kind, status: err.status, code: err.code, cooldownMs: settings.breakerCooldownMs }, 'processor account circuit opened: its calls keep failing; it is left alone for a while');
+      log.error({ account: who.label, type: who.type, kind: err.kind, status: err.status, code: err.code, cooldownMs }, 'processor account circuit opened: its calls keep failing; it is left alone for a while');
     }
   }
 
@@ -48,6 +53,7 @@ export function createAccountLimiter(settings: LimitSettings, who: { label: stri
     try {
       const result = await queue.add(call);
       failures = 0;
+      opens = 0;
       if (probe) openUntil = 0;
       return result;
     } catch (err) {

@@ -36,17 +36,23 @@ describe('account limits', () => {
     expect(limiter.openUntil()).toBe(0);
   });
 
-  it('a failed probe opens it again at once; a card decline is an answer and resets the count', async () => {
+  it('a failed probe opens it again at once for twice as long (backoff); a card decline is an answer and resets both counts', async () => {
     let t = 0;
     const limiter = createAccountLimiter(settings, { label: 'a', type: 'stripe' }, silentLog, () => t);
     for (let i = 0; i < 3; i++) await limiter.run(fail).catch(() => {});
+    expect(limiter.openUntil()).toBe(1000);
     t = 1000;
     await expect(limiter.run(fail)).rejects.toBeInstanceOf(GatewayError);
-    expect(limiter.openUntil()).toBe(2000);
-    t = 2000;
+    expect(limiter.openUntil()).toBe(3000);
+    t = 3000;
+    await expect(limiter.run(fail)).rejects.toBeInstanceOf(GatewayError);
+    expect(limiter.openUntil()).toBe(7000);
+    t = 7000;
     await limiter.run(async () => ({ approved: false }));
     await limiter.run(fail).catch(() => {});
     await limiter.run(fail).catch(() => {});
     expect(limiter.openUntil()).toBe(0);
+    await limiter.run(fail).catch(() => {});
+    expect(limiter.openUntil()).toBe(8000); // the pause starts from breakerCooldownMs again
   });
 });
