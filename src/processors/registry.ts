@@ -5,6 +5,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { AccountType, Connector, ConnectorOptions } from './connector.ts';
 import { AdyenCredentials, ADYEN_SECRETS } from './adyen/credentials.ts';
 import { createAdyenConnector } from './adyen/index.ts';
+import { AuthorizeNetCredentials, AUTHORIZENET_SECRETS } from './authorizenet/credentials.ts';
+import { createAuthorizeNetConnector } from './authorizenet/index.ts';
 import { BraintreeCredentials, BRAINTREE_SECRETS } from './braintree/credentials.ts';
 import { createBraintreeConnector } from './braintree/index.ts';
 import { HttpBridgeCredentials, HTTP_BRIDGE_SECRETS } from './http/credentials.ts';
@@ -28,6 +30,7 @@ export const ACCOUNT_KINDS: Partial<Record<AccountType, AccountKind>> = {
   stripe: { credentials: StripeCredentials, secrets: STRIPE_SECRETS, create: createStripeConnector as AccountKind['create'] },
   adyen: { credentials: AdyenCredentials, secrets: ADYEN_SECRETS, create: createAdyenConnector as AccountKind['create'] },
   braintree: { credentials: BraintreeCredentials, secrets: BRAINTREE_SECRETS, create: createBraintreeConnector as AccountKind['create'] },
+  authorizenet: { credentials: AuthorizeNetCredentials, secrets: AUTHORIZENET_SECRETS, create: createAuthorizeNetConnector as AccountKind['create'] },
   nmi: { credentials: NmiCredentials, secrets: NMI_SECRETS, create: createNmiConnector as AccountKind['create'] },
   http: { credentials: HttpBridgeCredentials, secrets: HTTP_BRIDGE_SECRETS, create: createHttpBridgeConnector as AccountKind['create'] },
 };

@@ -16,6 +16,10 @@ export const AUTHORIZENET_CODES = {
   '7': ['invalid_expiry', 'data'],
   '8': ['expired_card', 'data'],
   '11': ['duplicate', 'soft-generic'], // within the duplicate window: look for the earlier success
+  // 116–118: the 3-D Secure values were refused (responseCodes.json): the payer must authenticate again.
+  '116': ['authentication_required', 'data'],
+  '117': ['authentication_required', 'data'],
+  '118': ['authentication_required', 'data'],
   '17': ['card_not_supported', 'hard'], // card type not accepted: merchant-side
   '28': ['card_not_supported', 'hard'],
   '19': TEMPORARY, '20': TEMPORARY, '21': TEMPORARY, '22': TEMPORARY, '23': TEMPORARY,
