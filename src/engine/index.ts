@@ -23,7 +23,7 @@ import { resolveRules, type Rules } from './rules.ts';
 import { sweepOnce, type SweepCtx, type SweepReport } from './sweeps.ts';
 import { runAttempt, type AttemptOutcome, type WorkerCtx } from './worker.ts';
 
-export type EngineConfig = ResolvedConfig['engine'] & Pick<ResolvedConfig['processor'], 'concurrency' | 'ratePerSecond'> & Partial<Pick<ResolvedConfig['processor'], 'reconcileAfterMs' | 'reconcileTimeoutMs'>>;
+export type EngineConfig = ResolvedConfig['engine'] & Pick<ResolvedConfig['processor'], 'concurrency' | 'ratePerSecond'> & Partial<Pick<ResolvedConfig['processor'], 'reconcileAfterMs' | 'reconcileTimeoutMs' | 'timeoutMs'>>;
 
 export interface EngineDeps {
   db: Db;
@@ -77,6 +77,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const worker: WorkerCtx = {
     db, processor, clock, log, record, pin, atProcessor: (call) => queue.add(call), pauseAfterAnswerMs: config.pauseAfterAnswerMs, errorRetryMs: ERROR_RETRY_MS,
     reconcileAfterMs: config.reconcileAfterMs ?? ERROR_RETRY_MS, reconcileTimeoutMs: config.reconcileTimeoutMs ?? 86_400_000,
+    lookupSettleMs: 2 * (config.timeoutMs ?? 30_000),
   };
   const submitted: SubmittedCtx = { ...lifecycle, db, clock };
   const claiming: ClaimCtx = { ...lifecycle, db, clock, processorName: processor.name, owner, leaseSeconds: config.leaseSeconds };

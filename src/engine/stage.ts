@@ -17,7 +17,7 @@ export function startEngineStage(core: Core, processor: Processor): Engine {
     log: core.log,
     config: {
       ...config.engine, concurrency: config.processor.concurrency, ratePerSecond: config.processor.ratePerSecond,
-      reconcileAfterMs: config.processor.reconcileAfterMs, reconcileTimeoutMs: config.processor.reconcileTimeoutMs,
+      reconcileAfterMs: config.processor.reconcileAfterMs, reconcileTimeoutMs: config.processor.reconcileTimeoutMs, timeoutMs: config.processor.timeoutMs,
     },
     testMode: config.mode === 'sandbox',
     outboundFor: (username) => userDirs(root, username).outbound,

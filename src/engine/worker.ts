@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/client.ts';
 import { markVoided } from '../db/queries/attempts.ts';
-import { dropUnsentAttempt, markUnknown, type Claimed } from '../db/queries/claim-attempts.ts';
+import { dropUnsentAttempt, markUnknown, restartAttempt, type Claimed } from '../db/queries/claim-attempts.ts';
 import { lockOrder } from '../db/queries/claim-orders.ts';
 import { moveOrder } from '../db/queries/move-order.ts';
 import { assertTransition } from '../domain/states.ts';
@@ -36,6 +36,8 @@ export interface WorkerCtx {
   reconcileAfterMs: number;
   /** ... and parks its order when still unknown this long after it became so. */
   reconcileTimeoutMs: number;
+  /** A look-up that finds no charge is believed only this long after the call was sent (2 × the call timeout). */
+  lookupSettleMs: number;
   /** Writes a new attempt's account on it before the call (grouped with others). */
   pin: (p: { id: string; accountId: string; route: string }) => Promise<void>;
 }
@@ -104,7 +106,15 @@ async function reconcile(ctx: WorkerCtx, claimed: Claimed): Promise<ProcessorRes
   if ((await ctx.processor.reconcileBy(attempt.accountId, order.merchantId)) === 'replay') return null;
   const found = await ctx.atProcessor(() => ctx.processor.lookup!({ idempotencyKey: attempt.idempotencyKey, reference: order.id, merchantId: order.merchantId, accountId: attempt.accountId }));
   ctx.log.info({ orderSessionKey: order.id, attemptNo: attempt.attemptNo, found: found !== null }, 'attempt reconciled by look-up at the gateway');
-  return found;
+  if (found) return found;
+  // "Nothing charged" is only believed once the gateway cannot still be working on the last
+  // send: a sale it is still processing is not listed yet (seen in the gateways e2e test with
+  // a short reconcileAfterMs: the sale went out twice). Until then the outcome stays unknown.
+  const sinceSentMs = ctx.clock.now().getTime() - attempt.startedAt.getTime();
+  if (sinceSentMs < ctx.lookupSettleMs) throw new GatewayError('unknown', `no charge found ${sinceSentMs} ms after the call was sent; the gateway may still be processing it (believed after ${ctx.lookupSettleMs} ms)`);
+  // Sent again now: the next look-up waits for this send to settle.
+  await restartAttempt(ctx.db, attempt.id, ctx.clock.now());
+  return null;
 }
 
 /** No answer about the card: what was sent decides what happens to the order. */

@@ -99,3 +99,8 @@ export async function markUnknown(db: Tx, id: string, accountId: string | null, 
   await db.execute(sql`update attempts set unknown_since = coalesce(unknown_since, ${at.toISOString()}::timestamptz), account_id = coalesce(account_id, ${accountId}::uuid)
     where id = ${id} and status = 'in_flight'`);
 }
+
+/** An in-flight attempt sent again after a look-up found nothing: its send time is now. */
+export async function restartAttempt(db: Tx, id: string, at: Date): Promise<void> {
+  await db.execute(sql`update attempts set started_at = ${at.toISOString()}::timestamptz where id = ${id} and status = 'in_flight'`);
+}

@@ -30,13 +30,14 @@ describe.each(DB_KINDS)('reconciliation by look-up on %s', (kind) => {
   let engine: ReturnType<typeof createEngine>;
   /** Look-ups refused outright (as a connector may report a 401 or a 429 of its query API) before the real ones. */
   let refuseLookups = 0;
+  let router: Processor;
 
   beforeAll(async () => {
     [f, nmi] = await Promise.all([engineFixture(kind, { poolSize: 4 }), startNmiFake()]);
     clock = new ManualClock(T0);
     await createAccountService({ db: f.db, ring: f.ring, mode: 'sandbox' }).add(f.mid, { type: 'nmi', label: 'nmi', credentials: { securityKey: nmi.key } });
     const settings = { ...(Value.Default(ConfigSchema.properties.processor, {}) as ResolvedConfig['processor']), timeoutMs: 400, gatewayUrls: { nmi: nmi.url } };
-    const router = createProcessorRouter({ db: f.db, ring: f.ring, vault: f.vault, sandbox: undefined, mode: 'sandbox', settings, log: silentLog });
+    router = createProcessorRouter({ db: f.db, ring: f.ring, vault: f.vault, sandbox: undefined, mode: 'sandbox', settings, log: silentLog });
     const processor: Processor = {
       ...router,
       lookup: async (req) => {
@@ -110,5 +111,24 @@ describe.each(DB_KINDS)('reconciliation by look-up on %s', (kind) => {
     expect(await orderOf(id)).toMatchObject({ status: 'APPROVED', attemptCount: 1 });
     expect(sales(id)).toHaveLength(1);
     expect(charges(id)).toHaveLength(1);
+  });
+
+  it('"nothing charged" is believed only twice the call timeout after the send: a sale still being processed is not sent again', async () => {
+    const id = await pending();
+    nmi.script({ kind: 'reset' });
+    // Reconciled 100 ms after the unknown outcome; calls time out after 400 ms: a look-up finding
+    // nothing before 800 ms is not believed.
+    const quick = createEngine({ db: f.db, clock, log: silentLog, config: engineConfig({ reconcileAfterMs: 100, timeoutMs: 400 }), processor: router });
+    expect(await quick.runOnce()).toBe(0);
+    clock.advance(300);
+    expect(await quick.runOnce()).toBe(0);
+    expect(sales(id)).toHaveLength(1);
+    const [waiting] = await f.db.select().from(attempts).where(eq(attempts.orderSessionKey, id));
+    expect(waiting).toMatchObject({ status: 'in_flight', unknownSince: T0 });
+    clock.advance(600);
+    expect(await quick.runOnce()).toBe(1);
+    expect(sales(id)).toHaveLength(2);
+    expect(charges(id)).toHaveLength(1);
+    expect(await orderOf(id)).toMatchObject({ status: 'APPROVED', attemptCount: 1 });
   });
 });
