@@ -140,7 +140,8 @@ function result(item: Answered, d: Decided, now: Date): AttemptResult {
   const { answer } = item;
   const base = {
     responseCode: answer.responseCode, adviceCode: answer.adviceCode ?? null, processorRef: answer.processorRef, latencyMs: item.latencyMs, finishedAt: now,
-    accountId: answer.accountId ?? null, route: item.route ?? answer.route ?? null, rawCode: answer.rawCode ?? null, rawMessage: answer.rawMessage ?? null,
+    // A pinned call (a reconciliation) keeps the reason the account was chosen for the attempt.
+    accountId: answer.accountId ?? null, route: item.route ?? (answer.route === 'pinned' ? null : answer.route) ?? null, rawCode: answer.rawCode ?? null, rawMessage: answer.rawMessage ?? null,
     networkTransactionId: answer.networkTransactionId ?? null,
   };
   if (d.kind === 'approve') return { ...base, status: 'approved', declineClass: null, reason: null };
