@@ -184,7 +184,7 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
    * under the attempt's key; one webhook event, delivered (perhaps more than once, under one
    * webhook-id); the confirmationId is the gateway's reference of the charge.
    */
-  async function expectChargedOnce(ids: string[], routings: Routing[], opts: { restarted: boolean }): Promise<void> {
+  async function expectChargedOnce(ids: string[], routings: Routing[]): Promise<void> {
     const { rows, runs, deliveries } = await withDb(async (db) => ({
       rows: await db.select().from(orders).where(inArray(orders.id, ids)),
       runs: await db.select().from(attempts).where(inArray(attempts.orderSessionKey, ids)),
@@ -267,7 +267,7 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
     expect(got.status, got.stderr).toBe(0);
     await stop(daemon);
 
-    await expectChargedOnce(ids, ROUTINGS, { restarted: false });
+    await expectChargedOnce(ids, ROUTINGS);
     // No crash here: each order's webhook was POSTed once.
     expect(receiver.received.filter((r) => ids.includes(JSON.parse(r.body).OrderId))).toHaveLength(9);
     const file = JSON.parse(readFileSync(join(local, results), 'utf8')) as { results: Record<string, unknown>[]; total: number; counts: Record<string, number> };
@@ -311,7 +311,7 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
       const second = await serve({ RESCUED_SFTP_ENABLED: 'false' });
       await until(() => delivered(second, ids), `trial ${t + 1}: every order final after the restart, its webhook delivered`, 30_000);
       await stop(second);
-      await expectChargedOnce(ids, ROUTINGS, { restarted: true });
+      await expectChargedOnce(ids, ROUTINGS);
       // The NMI attempts sent before the kill were looked up by their key before anything else.
       const lookups = gw.nmiLookups().slice(lookupsBefore);
       for (const k of sentToNmi) expect(lookups, `trial ${t + 1}: look-up of ${k}`).toContain(k);
