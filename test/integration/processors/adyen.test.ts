@@ -23,11 +23,21 @@ const charge = (over: Partial<ChargeRequest> = {}): ChargeRequest => ({
 const token = { card: undefined, gatewayMethod: { paymentMethod: '8415718415172204', customer: 'shopper-42' } };
 const tds = { version: '2.2.0', eci: '05', authenticationValue: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransactionId: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b' };
 
+/** Waits for a condition (no fixed sleeps): the fake's own state says when. */
+async function until(done: () => boolean, ms = 10_000): Promise<void> {
+  for (const t0 = Date.now(); !done(); ) {
+    if (Date.now() - t0 > ms) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('Adyen connector', () => {
   let fake: AdyenFake;
   let adyen: ReturnType<typeof createAdyenConnector>;
   let credentials: AdyenCredentials;
-  const connect = (over: Partial<AdyenCredentials> = {}, timeoutMs = 300, ca: string | undefined = fake.ca) =>
+  // Generous by default: a first TLS handshake on a loaded 2-core machine takes a while. The
+  // timeout cases make their own connector with a short timeout.
+  const connect = (over: Partial<AdyenCredentials> = {}, timeoutMs = 5000, ca: string | undefined = fake.ca) =>
     createAdyenConnector({ ...credentials, ...over }, { timeoutMs, baseUrl: fake.url, ...(ca ? { ca } : {}) });
   beforeAll(async () => {
     fake = await startAdyenFake();
@@ -167,7 +177,9 @@ describe('Adyen connector', () => {
     [{ kind: 'result', resultCode: 'Received' }, 'unknown'],
   ])('a %o is a GatewayError of kind %s, naming no card data', async (behaviour, kind) => {
     fake.script(behaviour);
-    const err = await failure(adyen.authorize(charge({ initiator: 'customer', cvv: CVV })));
+    // A call that never answers waits out the timeout: a short one (still longer than a handshake under load).
+    const conn = behaviour.kind === 'timeout' ? connect({}, 1000) : adyen;
+    const err = await failure(conn.authorize(charge({ initiator: 'customer', cvv: CVV })));
     expect(err).toMatchObject({ kind });
     noSecrets(err);
   });
@@ -213,9 +225,10 @@ describe('Adyen connector', () => {
 
   it('a replay while the first call is still running is unknown (704), and the first call charges once', async () => {
     const req = charge();
-    fake.script({ kind: 'delay', ms: 150 });
+    fake.script({ kind: 'delay', ms: 1500 });
+    const seen = fake.requests.length;
     const first = adyen.authorize(req);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => fake.requests.length > seen);
     expect(await failure(adyen.authorize(req))).toMatchObject({ kind: 'unknown', status: 409, code: '704' });
     expect(await first).toMatchObject({ approved: true });
     expect([...fake.charges.values()].filter((c) => c.key === req.idempotencyKey)).toHaveLength(1);
@@ -223,9 +236,9 @@ describe('Adyen connector', () => {
 
   it('an answer slower than timeoutMs is unknown; the charge it made comes back on the replay', async () => {
     const req = charge();
-    fake.script({ kind: 'delay', ms: 350 });
-    expect(await failure(adyen.authorize(req))).toMatchObject({ kind: 'unknown' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    fake.script({ kind: 'delay', ms: 600 });
+    expect(await failure(connect({}, 300).authorize(req))).toMatchObject({ kind: 'unknown' });
+    await until(() => [...fake.charges.values()].some((c) => c.key === req.idempotencyKey));
     expect(await adyen.authorize(req)).toMatchObject({ approved: true });
     expect([...fake.charges.values()].filter((c) => c.key === req.idempotencyKey)).toHaveLength(1);
   });
