@@ -31,17 +31,31 @@ export interface FreshOptions {
   empty?: boolean;
 }
 
-let tarball: Promise<Blob> | undefined;
+/**
+ * What the run's global set-up prepared (the migrated templates), or undefined outside vitest:
+ * the benches use these helpers too, and there every database is migrated where it is opened.
+ */
+function prepared<K extends 'pgliteTemplateTar' | 'pgliteTemplateDir' | 'pgTemplate'>(key: K): string | undefined {
+  try {
+    return inject(key);
+  } catch {
+    return undefined;
+  }
+}
+
+let tarball: Promise<Blob | undefined> | undefined;
 /** The migrated PGlite tarball, read once per test file. */
-function pgliteSnapshot(): Promise<Blob> {
-  tarball ??= readFile(inject('pgliteTemplateTar')).then((b) => new Blob([b]));
+function pgliteSnapshot(): Promise<Blob | undefined> {
+  const path = prepared('pgliteTemplateTar');
+  tarball ??= path ? readFile(path).then((b) => new Blob([b])) : Promise.resolve(undefined);
   return tarball;
 }
 
 /** Fills an empty or missing PGlite data folder with a copy of the migrated template. */
 export function seedPgliteDir(dir: string): void {
-  if (existsSync(dir) && readdirSync(dir).length > 0) return;
-  cpSync(inject('pgliteTemplateDir'), dir, { recursive: true });
+  const template = prepared('pgliteTemplateDir');
+  if (!template || (existsSync(dir) && readdirSync(dir).length > 0)) return;
+  cpSync(template, dir, { recursive: true });
 }
 
 /** A fresh, migrated, empty database of the given kind. */
@@ -74,7 +88,7 @@ export async function createServerDatabase(opts: { migrated?: boolean } = {}): P
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
   const name = `rescued_t_${randomBytes(6).toString('hex')}`;
-  const template = opts.migrated ? inject('pgTemplate') : '';
+  const template = opts.migrated ? (prepared('pgTemplate') ?? '') : '';
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();

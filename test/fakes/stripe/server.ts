@@ -16,7 +16,10 @@ export type StripeBehaviour =
   | { kind: 'malformed' }
   /** Charges, then drops the connection before answering: the outcome is unknown to the caller. */
   | { kind: 'reset_after_charge' }
-  | { kind: 'delay'; ms: number };
+  /** Charges, then never answers: the caller times out with the money taken. */
+  | { kind: 'timeout_after_charge' }
+  /** Waits `ms`, then behaves as `then` (default: approve). */
+  | { kind: 'delay'; ms: number; then?: StripeBehaviour };
 
 export interface RecordedRequest {
   method: string;
@@ -105,19 +108,21 @@ export async function startStripeFake(opts: { key?: string } = {}): Promise<Stri
       charges.set(pi.id, { amount: pi.amount, key: idem ?? '', metadata: pi.metadata });
     }
     if (b.kind === 'reset_after_charge') return void res.socket?.destroy();
+    if (b.kind === 'timeout_after_charge') return; // charged; never answers
     json(res, answer.status, answer.body);
   }
 
+  function paymentIntent(req: RecordedRequest, res: ServerResponse, b: StripeBehaviour): void {
+    if (b.kind === 'timeout') return; // never answers
+    if (b.kind === 'reset') return void res.socket?.destroy();
+    if (b.kind === 'malformed') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "pi_');
+    if (b.kind === 'status') return error(res, b.status, { type: b.status === 429 ? 'rate_limit_error' : b.status === 400 ? 'invalid_request_error' : 'api_error', message: `scripted ${b.status}` });
+    if (b.kind === 'delay') return void setTimeout(() => paymentIntent(req, res, b.then ?? { kind: 'approve' }), b.ms);
+    return createIntent(req, res, b);
+  }
+
   function route(req: RecordedRequest, res: ServerResponse): void {
-    if (req.method === 'POST' && req.path === '/v1/payment_intents') {
-      const b = queue.shift() ?? fallback;
-      if (b.kind === 'timeout') return; // never answers
-      if (b.kind === 'reset') return void res.socket?.destroy();
-      if (b.kind === 'malformed') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "pi_');
-      if (b.kind === 'status') return error(res, b.status, { type: b.status === 429 ? 'rate_limit_error' : b.status === 400 ? 'invalid_request_error' : 'api_error', message: `scripted ${b.status}` });
-      if (b.kind === 'delay') return void setTimeout(() => createIntent(req, res, { kind: 'approve' }), b.ms);
-      return createIntent(req, res, b);
-    }
+    if (req.method === 'POST' && req.path === '/v1/payment_intents') return paymentIntent(req, res, queue.shift() ?? fallback);
     const cancel = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(req.path);
     if (req.method === 'POST' && cancel) {
       const pi = intents.get(cancel[1]!);

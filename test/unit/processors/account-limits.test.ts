@@ -55,4 +55,36 @@ describe('account limits', () => {
     await limiter.run(fail).catch(() => {});
     expect(limiter.openUntil()).toBe(8000); // the pause starts from breakerCooldownMs again
   });
+
+  it('does not open on a burst of simultaneous failures among mostly answered calls', async () => {
+    const t = 0;
+    const limiter = createAccountLimiter(settings, { label: 'a', type: 'stripe' }, silentLog, () => t);
+    for (let i = 0; i < 20; i++) await limiter.run(async () => 'ok');
+    for (let i = 0; i < 5; i++) await limiter.run(fail).catch(() => {});
+    expect(limiter.openUntil()).toBe(0);
+  });
+
+  it('calls in flight when it opens, failing after, neither extend the pause nor double it; only the probe does', async () => {
+    let t = 0;
+    const limiter = createAccountLimiter({ ...settings, accountConcurrency: 10 }, { label: 'a', type: 'stripe' }, silentLog, () => t);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = Array.from({ length: 4 }, () => limiter.run(async () => {
+      await held;
+      throw new GatewayError('unknown', 'timeout');
+    }).catch(() => {}));
+    for (let i = 0; i < 3; i++) await limiter.run(fail).catch(() => {});
+    expect(limiter.openUntil()).toBe(1000);
+    release();
+    await Promise.all(slow);
+    expect(limiter.openUntil()).toBe(1000);
+    // A probe answered closes it; a call in flight failing during the probe does not reopen it.
+    t = 1000;
+    let finishProbe!: () => void;
+    const probe = limiter.run(() => new Promise<string>((r) => (finishProbe = () => r('ok'))));
+    await expect(limiter.run(async () => 'x')).rejects.toMatchObject({ kind: 'not_sent', message: expect.stringContaining('being probed') });
+    finishProbe();
+    expect(await probe).toBe('ok');
+    expect(limiter.openUntil()).toBe(0);
+  });
 });
