@@ -77,20 +77,30 @@ function schedule(input: PlanInput, rules: Rules, brand: Brand): Plan {
     spreadMs: spreadFor(order.id, timing.spreadMs),
     model: usableModel(input.model),
   };
-  return choose(kind, earliest, deadline, anchor, ctx);
+  return choose(kind, earliest, deadline, anchor, attempts.length, ctx);
 }
 
-function choose(kind: SoftKind, earliest: number, deadline: number, anchor: number, ctx: TimingContext): Plan {
+function choose(kind: SoftKind, earliest: number, deadline: number, anchor: number, attemptsSoFar: number, ctx: TimingContext): Plan {
   if (kind === 'temporary') return retry(earliest, 'temporary_backoff');
   if (kind === 'funds') {
     const payday = paydayMorning(earliest, ctx);
     if (payday !== undefined && payday < deadline) return retry(payday, 'payday_morning');
-    return retry(lastMorningBefore(earliest, deadline, ctx), 'last_chance_before_expiry');
+    const morning = lastMorningBefore(earliest, deadline, ctx);
+    return retry(morning < deadline ? morning : lastChance(earliest, deadline, ctx), 'last_chance_before_expiry');
   }
-  const daily = dailySlot(earliest, anchor, ctx);
+  const daily = dailySlot(earliest, anchor, attemptsSoFar, ctx);
   if (daily < deadline) return retry(daily, 'daily_spacing');
-  // The deadline comes before a full day's spacing: one last try as late as is safe.
-  return retry(deadline, 'last_chance_before_expiry');
+  // The deadline comes before the next gap: one last try as late as is safe.
+  return retry(lastChance(earliest, deadline, ctx), 'last_chance_before_expiry');
+}
+
+/**
+ * A last try just before the deadline, not at it: the claim sends an attempt only while it is
+ * due strictly before the deadline, so a try planned at the deadline itself was dropped and
+ * the order expired one attempt short (found by the rescue-quality simulation).
+ */
+function lastChance(earliest: number, deadline: number, ctx: TimingContext): number {
+  return Math.max(earliest, deadline - ctx.timing.minLeadMs);
 }
 
 /**

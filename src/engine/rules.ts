@@ -66,9 +66,16 @@ export const defaultRules = {
     paydayLastBusinessDay: true,
     // 0 = Sunday … 6 = Saturday; weekly and bi-weekly pay lands on Fridays.
     paydayWeekdays: [5],
-    // Soft-generic: about daily; never sooner than the minimum gap, which is used only when
-    // the expiry leaves no room for a full day.
+    // Soft-generic: a day after the decline, then a gap that grows by a day with each attempt
+    // of the order (1, 2, 3 … days, at most a week), so the attempts an order may make reach
+    // across its whole retry window instead of being spent in its first week: issuers' holds
+    // lift over days to weeks (Recurly: recoveries 2–12 days after the decline, temporary holds
+    // up to 15), and the rescue-quality simulation (docs/engine-rescue-quality.md) recovered
+    // 2.8–4.1 points more of all orders this way than with daily spacing, with fewer attempts.
+    // Never sooner than the minimum gap, used only when the expiry leaves no room for the gap.
     genericSpacingMs: 24 * HOUR_MS,
+    genericSpacingGrowthMs: 24 * HOUR_MS,
+    genericMaxGapMs: 7 * 24 * HOUR_MS,
     genericMinGapMs: 6 * HOUR_MS,
     // Deterministic spread from a hash of the order id, so a batch of orders with one
     // payday does not hit the processor in the same minute.

@@ -1,6 +1,8 @@
 // When to retry a soft decline, given the earliest moment every rule allows (`earliestMs`):
 // temporary issuer trouble soon with growing gaps, insufficient funds on the payer's payday
-// mornings, other soft declines about daily (DESIGN.md §3). All pure arithmetic on epoch ms.
+// mornings, other soft declines a day later and then with gaps growing by a day (DESIGN.md §3
+// says "spaced daily"; docs/engine-rescue-quality.md shows why the gaps grow). All pure
+// arithmetic on epoch ms.
 import type { SoftKind } from './reasons.ts';
 import type { MerchantModel } from './plan-types.ts';
 import type { Rules } from './rules.ts';
@@ -93,9 +95,14 @@ export function lastMorningBefore(earliestMs: number, deadlineMs: number, ctx: T
   return deadlineMs;
 }
 
-/** Generic: a day after the previous attempt, nudged to the merchant's best hour, spread. */
-export function dailySlot(earliestMs: number, anchorMs: number, ctx: TimingContext): number {
-  const base = Math.max(earliestMs, anchorMs + ctx.timing.genericSpacingMs);
+/** The gap a generic retry keeps after the previous attempt: a day, growing with each attempt, up to the cap. */
+export function genericGapMs(attemptsSoFar: number, timing: Timing): number {
+  return Math.min(timing.genericMaxGapMs, timing.genericSpacingMs + attemptsSoFar * timing.genericSpacingGrowthMs);
+}
+
+/** Generic: a growing gap after the previous attempt, nudged to the merchant's best hour, spread. */
+export function dailySlot(earliestMs: number, anchorMs: number, attemptsSoFar: number, ctx: TimingContext): number {
+  const base = Math.max(earliestMs, anchorMs + genericGapMs(attemptsSoFar, ctx.timing));
   if (!ctx.model) return base + ctx.spreadMs;
   let best = base;
   let bestWeight = -Infinity;

@@ -38,8 +38,9 @@ const EXPECTED: Record<string, [status: string, attempts: number, reason: string
   // decline, soft: retried until the order's cap (8) or the deadline.
   '0002': ['EXPIRED', 8, 'order_attempt_cap: 8 attempts'], '8431': ['EXPIRED', 8, 'order_attempt_cap: 8 attempts'],
   '9424': ['EXPIRED', 8, 'order_attempt_cap: 8 attempts'], '0119': ['EXPIRED', 8, 'order_attempt_cap: 8 attempts'],
-  // 51 on every attempt: one try per payday morning (Mar 6, 13, 15, 20, 27, 31), then the deadline.
-  '9995': ['EXPIRED', 6, 'expiry_reached'],
+  // 51 on every attempt: one try per payday morning (Mar 6, 13, 15, 20, 27, 31), one last try
+  // just before the deadline (no morning is left), then the deadline.
+  '9995': ['EXPIRED', 7, 'expiry_reached'],
   // MAC 03 on the first retry: no further attempt.
   '8210': ['EXPIRED', 1, 'mastercard_advice_do_not_retry: MAC 03'],
   // approve_after 2; payday (first retry is Friday Mar 6); outage of 120 min (15 min, +1 h, +4 h).

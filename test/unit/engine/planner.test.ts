@@ -217,9 +217,25 @@ describe('generic soft declines: about daily', () => {
     expect(localClock(at, 180).hour).toBe(20);
   });
 
+  it('lets the gap grow by a day with each attempt, up to a week, so the attempts reach across the window', () => {
+    const o = order({ expiryDateUtc: new Date(new Date('2026-03-10T14:00:00Z').getTime() + 60 * D) });
+    const attempts: ReturnType<typeof declinedAt>[] = [];
+    const gaps: number[] = [];
+    let last = o.createdAt.getTime();
+    for (let i = 0; i < 8; i++) {
+      const at = retryAt(plan(input({ order: o, attempts, cardAttempts: attempts, now: new Date(last) }))).getTime();
+      gaps.push(Math.floor((at - last) / D));
+      attempts.push(declinedAt(at));
+      last = at;
+    }
+    // Days after the previous attempt (the spread adds less than an hour): 1, 2, 3 … capped at 7.
+    expect(gaps).toEqual([1, 2, 3, 4, 5, 6, 7, 7]);
+  });
+
   it('tries once more just before expiry when a full day does not fit', () => {
     const o = order({ expiryDateUtc: new Date(Date.UTC(2026, 2, 11, 0, 0)) });
-    expect(plan(input({ order: o }))).toEqual({ action: 'retry', at: new Date(Date.UTC(2026, 2, 10, 23, 30)), reason: 'last_chance_before_expiry' });
+    // A minute before the deadline (expiry less the 30-minute margin): the claim sends only attempts due before it.
+    expect(plan(input({ order: o }))).toEqual({ action: 'retry', at: new Date(Date.UTC(2026, 2, 10, 23, 29)), reason: 'last_chance_before_expiry' });
   });
 
   it('stops when even the minimum gap does not fit before expiry', () => {
