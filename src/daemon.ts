@@ -12,6 +12,7 @@ import { createFailureThrottle } from './auth/failure-throttle.ts';
 import { ensureDemoMerchant } from './merchants/demo.ts';
 import { build } from './http/app.ts';
 import { createApiDeps } from './http/api.ts';
+import { createConsoleDeps } from './http/console/deps.ts';
 import { createProcessor } from './processors/index.ts';
 import { startEngineStage } from './engine/stage.ts';
 import { startSftp, type SftpStage } from './sftp/server.ts';
@@ -19,6 +20,8 @@ import { createTokenizationKeyAuthenticator } from './auth/tokenization-key.ts';
 import { createIntakeStage } from './intake/stage.ts';
 import { userDirs } from './sftp/paths.ts';
 import { startWebhooksStage } from './webhooks/stage.ts';
+import { startAdminStage } from './admin/server.ts';
+import type { CommandRunner } from './cli/io.ts';
 
 interface Stage {
   name: string;
@@ -34,7 +37,12 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<Daemon> {
+export interface StartOptions {
+  /** Runs the CLI commands sent to the data folder's socket (embedded database only); without it none are taken. */
+  runCommand?: CommandRunner;
+}
+
+export async function startDaemon(config: ResolvedConfig, log: Logger, opts: StartOptions = {}): Promise<Daemon> {
   const stages: Stage[] = [];
   let draining = false;
   const stopAll = async () => {
@@ -48,6 +56,7 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
     const core = await openCore(config, log);
     stages.push({ name: 'storage', stop: () => core.database.close() });
     log.info({ stage: 'storage', database: core.database.kind, mode: config.mode }, 'stage started');
+    if (core.database.kind === 'pglite' && opts.runCommand) await startAdminSocket(core, opts.runCommand, stages);
 
     const sftp = config.sftp.enabled ? await startSftpStage(core, stages) : undefined;
     if (sftp) stages.push({ name: 'sftp', stop: () => sftp.stop() });
@@ -77,6 +86,7 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
       tls: config.http.tlsCertFile ? { cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile) } : undefined,
       isDraining: () => draining,
       api: createApiDeps({ db: core.database.db, vault: core.vault, processor, mode: config.mode, log, config: config.api }),
+      operatorConsole: createConsoleDeps(config, core.database.db, log),
     });
     await http.listen({ host: config.http.host, port: config.http.port });
     stages.push({ name: 'http', stop: () => http.close() });
@@ -99,6 +109,18 @@ export async function startDaemon(config: ResolvedConfig, log: Logger): Promise<
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * The CLI socket: PGlite is single-process, so while the daemon holds it, CLI commands run
+ * here (src/admin/). Right after storage, so commands work for as long as storage is open.
+ */
+async function startAdminSocket(core: Core, runCommand: CommandRunner, stages: Stage[]): Promise<void> {
+  const { config, log } = core;
+  const admin = await startAdminStage({ dataDir: config.dataDir, config, database: core.database, runCommand, log: log.child({ component: 'admin' }) });
+  if (!admin) return;
+  stages.push({ name: 'admin', stop: () => admin.stop() });
+  log.info({ stage: 'admin', path: admin.path }, 'stage started');
 }
 
 /** Intake, then the SFTP server that feeds it (intake stops after SFTP, before storage). */
@@ -159,8 +181,8 @@ export function shutdownHandler(opts: ShutdownOptions): (signal: NodeJS.Signals)
  * before the stages start, so a signal during start-up waits for it and then drains, instead
  * of killing the process half-started.
  */
-export async function serve(config: ResolvedConfig, log: Logger): Promise<number> {
-  const starting = startDaemon(config, log);
+export async function serve(config: ResolvedConfig, log: Logger, opts: StartOptions = {}): Promise<number> {
+  const starting = startDaemon(config, log, opts);
   return new Promise((resolve, reject) => {
     const onSignal = shutdownHandler({ stop: async () => (await starting).stop(), drainTimeoutMs: config.shutdown.drainTimeoutMs, log, exit: resolve });
     process.on('SIGTERM', onSignal);

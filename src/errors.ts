@@ -6,6 +6,8 @@ import { INTAKE_ERRORS } from './intake/codes.ts';
 import { WEBHOOK_ERRORS } from './webhooks/codes.ts';
 import { API_ERRORS } from './http/codes.ts';
 import { PROCESSOR_ERRORS } from './processors/codes.ts';
+import { REPORT_ERRORS } from './reports/codes.ts';
+import { CONSOLE_ERRORS } from './http/console/codes.ts';
 import type { ErrorSpec, FieldError } from './error-types.ts';
 
 export type { ErrorSpec, FieldError } from './error-types.ts';
@@ -37,7 +39,7 @@ const CORE_ERRORS = {
   ERR_VAULT_ROTATE_INCOMPLETE: { status: 500, retryable: true, message: 'Some sealed values could not be re-encrypted under the active key.' },
 } as const satisfies Record<string, ErrorSpec>;
 
-export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS, ...INTAKE_ERRORS, ...API_ERRORS, ...WEBHOOK_ERRORS, ...PROCESSOR_ERRORS } as const satisfies Record<string, ErrorSpec>;
+export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS, ...INTAKE_ERRORS, ...API_ERRORS, ...WEBHOOK_ERRORS, ...PROCESSOR_ERRORS, ...REPORT_ERRORS, ...CONSOLE_ERRORS } as const satisfies Record<string, ErrorSpec>;
 export type ErrorCode = keyof typeof ERRORS;
 
 export class RescuedError extends Error {

@@ -57,6 +57,41 @@ function scrub(value: unknown, depth: number): unknown {
   return out;
 }
 
+/**
+ * How many `component` keys a logger's bound fields hold. pino keeps a child's bindings as a
+ * ready-made JSON fragment and writes it before each line's own fields, so a repeated key is
+ * written twice: `{"component":"intake","component":"intake"}` (seen in the intake's lines).
+ */
+function chindingsOf(logger: Logger): string {
+  const chindings = (logger as unknown as Record<symbol, unknown>)[pino.symbols.chindingsSym];
+  return typeof chindings === 'string' ? chindings : '';
+}
+
+function boundComponents(logger: Logger): number {
+  return chindingsOf(logger).split('"component":').length - 1;
+}
+
+/**
+ * One `component` key per line (DESIGN.md §6: a child per component), by construction: the
+ * component a logger already has wins, and a second one — in a child's bindings or in a
+ * call's fields — is dropped. Never thrown: a logging mistake must not break a payment path.
+ */
+function withoutComponent(arg: object): object {
+  const { component: _dropped, ...rest } = arg as Record<string, unknown>;
+  return rest;
+}
+
+function hasOwnComponent(arg: unknown): arg is object {
+  return typeof arg === 'object' && arg !== null && !(arg instanceof Error) && Object.hasOwn(arg, 'component');
+}
+
+/** Removes every `"component":…` fragment of a child's bindings after the first. */
+function dropLaterComponents(child: Logger): void {
+  let seen = false;
+  const fixed = chindingsOf(child).replace(/,"component":"(?:[^"\\]|\\.)*"/g, (m) => (seen ? '' : ((seen = true), m)));
+  (child as unknown as Record<symbol, unknown>)[pino.symbols.chindingsSym] = fixed;
+}
+
 export interface LogOptions {
   level: string;
   destination?: DestinationStream;
@@ -76,8 +111,12 @@ export function createLogger(opts: LogOptions): Logger {
       hooks: {
         // The message string is not passed through formatters.log.
         logMethod(args, method) {
+          if (hasOwnComponent(args[0]) && boundComponents(this) > 0) args[0] = withoutComponent(args[0]) as never;
           method.apply(this, args.map((a) => (typeof a === 'string' ? scrubText(a) : a)) as Parameters<typeof method>);
         },
+      },
+      onChild(child) {
+        if (boundComponents(child) > 1) dropLaterComponents(child);
       },
       serializers: { err: (e: unknown) => scrub(e, 0) },
       // Child bindings skip formatters.log; pino's redaction covers their top-level keys.

@@ -3,4 +3,6 @@
 import { buildProgram } from './cli/program.ts';
 import { processIo } from './cli/io.ts';
 
-await buildProgram(processIo).parseAsync();
+// Parsed as user arguments, as every other caller does, so that the command line the program
+// keeps (rawArgs) is exactly what a running daemon is sent (src/cli/context.ts).
+await buildProgram(processIo).parseAsync(process.argv.slice(2), { from: 'user' });

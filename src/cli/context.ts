@@ -1,13 +1,15 @@
-// Shared plumbing of the CLI commands: load the configuration, open storage, run the command,
-// close storage, map failures to exit codes (78 for configuration, 1 otherwise). Output goes
-// through the program's CliIo, so the same commands run in `rescued` and in-process.
+// Shared plumbing of the CLI commands: load the configuration, open storage (or hand the
+// command to the daemon holding the embedded database), run the command, close storage, map
+// failures to exit codes (78 for configuration, 1 otherwise). Output goes through the
+// program's CliIo, so the same commands run in `rescued`, in tests, and inside the daemon.
 import type { Command } from 'commander';
 import { loadConfig, ConfigError, EXIT_CONFIG, type ResolvedConfig } from '../config/index.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { Core } from '../core.ts';
 import { RescuedError } from '../errors.ts';
 import { DataDirLockedError } from '../db/lock.ts';
-import { printerFor, processIo, type CliIo, type Print } from './io.ts';
+import { NEVER_FORWARDED } from '../admin/protocol.ts';
+import { printerFor, processIo, readText, type CliIo, type Print } from './io.ts';
 import pino from 'pino';
 
 const ios = new WeakMap<Command, CliIo>();
@@ -32,7 +34,7 @@ export function fail(err: unknown, io: CliIo, log?: Logger): number {
     io.err(`rescued: configuration error: ${err.message}\n`);
     return EXIT_CONFIG;
   }
-  if (err instanceof RescuedError || err instanceof DataDirLockedError) {
+  if (err instanceof RescuedError || err instanceof DataDirLockedError || err instanceof InputFileError) {
     io.err(`rescued: ${err.message}\n`);
     return 1;
   }
@@ -42,7 +44,42 @@ export function fail(err: unknown, io: CliIo, log?: Logger): number {
 }
 
 export function configFrom(program: Command): ResolvedConfig {
-  return loadConfig({ configFile: program.opts<{ config?: string }>().config, env: ioOf(program).env });
+  const io = ioOf(program);
+  return io.config ?? loadConfig({ configFile: program.opts<{ config?: string }>().config, env: io.env });
+}
+
+/** A file a command names could not be read: one line, the same whether read here or for a daemon. */
+export class InputFileError extends Error {
+  constructor(path: string, cause: unknown) {
+    const e = cause as NodeJS.ErrnoException;
+    const why = ({ ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a folder' } as Record<string, string>)[e?.code ?? ''] ?? e?.message;
+    super(`cannot read ${path}: ${why}`);
+    this.name = 'InputFileError';
+  }
+}
+
+/** A file the command names (a public key, credentials), read where the operator typed the command. */
+export async function readInput(program: Command, path: string): Promise<string> {
+  try {
+    return await readText(ioOf(program), path);
+  } catch (err) {
+    throw new InputFileError(path, err);
+  }
+}
+
+/**
+ * On the embedded database, a running daemon holds the data folder: the command line is sent
+ * to it and runs there, on its open database (docs/operations.md). True when it ran there.
+ */
+async function ranInDaemon(program: Command, io: CliIo, config: ResolvedConfig): Promise<boolean> {
+  if (io.database || config.database.url || NEVER_FORWARDED.has(program.args[0] ?? '')) return false;
+  const { forwardToDaemon } = await import('../admin/client.ts');
+  // Every caller parses user arguments (src/main.ts too), so rawArgs is the command line as typed.
+  const argv = (program as Command & { rawArgs: string[] }).rawArgs;
+  const code = await forwardToDaemon({ dataDir: config.dataDir, argv, io });
+  if (code === undefined) return false;
+  io.setExitCode(code);
+  return true;
 }
 
 /** CLI commands log to stderr (stdout is their output) at warn and above unless configured lower. */
@@ -59,6 +96,7 @@ export async function withCore(program: Command, body: (core: Core, print: Print
   try {
     const config = configFrom(program);
     log = cliLogger(config, io);
+    if (await ranInDaemon(program, io, config)) return;
     // Loaded on use so that `--help` does not pay for the database drivers.
     const { openCore } = await import('../core.ts');
     core = await openCore(config, log, io.database);

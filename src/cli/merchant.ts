@@ -1,9 +1,8 @@
 // `rescued merchant …`: onboarding and upkeep of merchants. Secrets are printed once, when
 // they are made (add, rotate-secret), and never again: `show` prints no secret.
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { MerchantCredentials } from '../merchants/service.ts';
-import { withCore } from './context.ts';
+import { readInput, withCore } from './context.ts';
 
 function credentialLines(c: MerchantCredentials): string {
   return [
@@ -68,7 +67,7 @@ export function merchantCommands(program: Command): void {
     .description('register an OpenSSH public key for the merchant\'s SFTP user')
     .action((mid: string, file: string) =>
       withCore(program, async (core, print) => {
-        const key = await core.merchants.addKey(mid, readFileSync(file, 'utf8'));
+        const key = await core.merchants.addKey(mid, await readInput(program, file));
         print(`${key.added ? 'added' : 'already registered'}: ${key.algorithm} ${key.fingerprint}${key.comment ? ` ${key.comment}` : ''}`);
       }),
     );

@@ -1,12 +1,18 @@
 // `rescued orders show <orderSessionKey>`: an order as the engine sees it — status, the past
 // attempts with their results and why each was made then, and the planned next attempt with
-// its reason. Cards appear as brand and last four digits only.
+// its reason. `orders list` and `orders find --order-id` find orders by what the operator
+// knows (merchant, status, batch, time; the merchant's own orderId). Cards appear as brand
+// and last four digits only.
 import type { Command } from 'commander';
+import type { Core } from '../core.ts';
+import { MAX_PAGE, orderListItem, orderPage, parseOrderQuery, type OrderListItem } from '../orders/listing.ts';
+import { batchIdFor } from '../orders/batch-view.ts';
 import { listAttempts, type AttemptWithAccount } from '../db/queries/find-order.ts';
 import { gatewayView } from '../orders/view.ts';
 import { findOrderByKey } from '../db/queries/order-by-key.ts';
 import { RescuedError } from '../errors.ts';
-import { withCore } from './context.ts';
+import { ioOf, withCore } from './context.ts';
+import { cliProgress, type Progress } from './progress.ts';
 
 type Found = NonNullable<Awaited<ReturnType<typeof findOrderByKey>>>;
 
@@ -70,8 +76,59 @@ export function orderText(v: ReturnType<typeof orderView>): string {
   return lines.join('\n');
 }
 
+/** One line per order: key, orderId, status, amount, creation, batch position, merchant. */
+export function orderLine(o: OrderListItem): string {
+  const where = o.batchId ? `  batch ${o.batchId.slice(0, 8)}#${o.sequenceNumber}` : '';
+  return `${o.orderSessionKey}  ${o.orderId}  ${o.status.padEnd(10)} ${(o.amount / 100).toFixed(2).padStart(9)} ${o.currency}  ${o.createdAt}${where}  ${o.mid}`;
+}
+
+interface ListOptions {
+  merchant?: string;
+  status?: string;
+  batch?: string;
+  since?: string;
+  limit?: string;
+  json?: boolean;
+}
+
+const merchantIdOf = async (core: Core, mid: string | undefined) => (mid ? (await core.merchants.byMid(mid)).id : undefined);
+
+/** `--batch` by id or file name (the latest of that name), within `--merchant` when given. */
+async function batchIdOf(core: Core, ref: string | undefined, merchantId: string | undefined): Promise<string | undefined> {
+  if (!ref) return undefined;
+  const batchId = await batchIdFor(core.database.db, ref, merchantId);
+  if (!batchId) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No batch ${ref}${merchantId ? ' of this merchant' : ''}.`);
+  return batchId;
+}
+
+/**
+ * Up to `--limit` orders, read a page of at most MAX_PAGE at a time (the API's pages, by
+ * keyset); a long read shows its progress on a terminal.
+ */
+async function listOrders(core: Core, opts: ListOptions, progressFor: (total: number) => Progress) {
+  const limit = opts.limit === undefined ? 50 : Number(opts.limit);
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RescuedError('ERR_MODEL_INVALID', '--limit must be a whole number of at least 1.');
+  const merchantId = await merchantIdOf(core, opts.merchant);
+  const batchId = await batchIdOf(core, opts.batch, merchantId);
+  const query = parseOrderQuery({ status: opts.status, since: opts.since, batchId }, new Date());
+  const found: OrderListItem[] = [];
+  const progress = progressFor(limit);
+  let cursor: string | undefined;
+  try {
+    for (;;) {
+      const page = await orderPage(core.database.db, merchantId, { ...query, limit: Math.min(MAX_PAGE, limit - found.length), ...(cursor ? { cursor } : {}) });
+      found.push(...page.orders.map(orderListItem));
+      progress.update(found.length);
+      if (!page.nextCursor || found.length >= limit) return { orders: found, more: page.nextCursor !== null };
+      cursor = page.nextCursor;
+    }
+  } finally {
+    progress.finish();
+  }
+}
+
 export function orderCommands(program: Command): void {
-  const orders = program.command('orders').description('inspect orders');
+  const orders = program.command('orders').description('inspect, list and find orders');
   orders
     .command('show <orderSessionKey>')
     .description('an order with its past attempts and the planned next one, and the reason for each (no card number)')
@@ -82,6 +139,51 @@ export function orderCommands(program: Command): void {
         if (!found) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No order with orderSessionKey ${key}.`);
         const view = orderView(found, await listAttempts(core.database.db, found.order.id));
         print(opts.json ? view : orderText(view), opts.json);
+      }),
+    );
+
+  orders
+    .command('reconcile <orderSessionKey>')
+    .description('send a parked order (outcome still unknown after processor.reconcileTimeoutMs) back to be reconciled: its key replayed or looked up, never charged anew')
+    .action((key: string) =>
+      withCore(program, async (core, print) => {
+        const { reconcileAgain } = await import('../db/queries/reconcile-again.ts');
+        const done = await reconcileAgain(core.database.db, key, new Date());
+        if (done === 'not_parked') throw new RescuedError('ERR_HTTP_NOT_FOUND', `No parked order ${key} (only an order PENDING with reason unreconciled can be sent back).`);
+        print(`order ${key}: its attempt is reconciled again now, with a fresh processor.reconcileTimeoutMs`);
+      }),
+    );
+  orders
+    .command('list')
+    .description('orders newest first (a batch\'s in sequenceNumber order), one line each; no card number')
+    .option('--merchant <mid>', 'only this merchant\'s')
+    .option('--status <status>', 'only orders in this status (SUBMITTED, PENDING, PROCESSING, APPROVED, DECLINED, CHALLENGE, EXPIRED, CANCELLED)')
+    .option('--batch <id|file name>', 'only this batch\'s orders (a file name: the latest batch of that name)')
+    .option('--since <time>', 'created at or after this time (ISO 8601) or for this long (90m, 24h, 7d)')
+    .option('--limit <n>', 'at most this many (default 50)')
+    .option('--json', 'print JSON')
+    .action((opts: ListOptions) =>
+      withCore(program, async (core, print) => {
+        const { orders: found, more } = await listOrders(core, opts, (total) => cliProgress(ioOf(program), 'orders list', { total, unit: 'orders' }));
+        if (opts.json) return print(found, true);
+        const tail = more ? ['(more orders: raise --limit, or narrow with --since, --status or --batch)'] : [];
+        print([...found.map(orderLine), ...tail].join('\n') || '(no orders)');
+      }),
+    );
+
+  orders
+    .command('find')
+    .description('the order with this orderId: of one merchant (an orderId is unique per merchant), or of each merchant that has one')
+    .requiredOption('--order-id <orderId>', 'the merchant\'s own orderId')
+    .option('--merchant <mid>', 'only this merchant\'s')
+    .option('--json', 'print JSON')
+    .action((opts: { orderId: string; merchant?: string; json?: boolean }) =>
+      withCore(program, async (core, print) => {
+        const merchantId = await merchantIdOf(core, opts.merchant);
+        const query = parseOrderQuery({ orderId: opts.orderId, limit: MAX_PAGE }, new Date());
+        const found = (await orderPage(core.database.db, merchantId, query)).orders.map(orderListItem);
+        if (found.length === 0) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No order with orderId ${opts.orderId}${opts.merchant ? ` of merchant ${opts.merchant}` : ''}.`);
+        print(opts.json ? found : found.map(orderLine).join('\n'), opts.json);
       }),
     );
 }

@@ -1,13 +1,12 @@
 // `rescued processor …`: a merchant's own gateway accounts. Credentials are read as JSON from
 // a file or standard input, never from the command line (argv is visible to every user of
 // the machine, and lands in shell history), and are never printed back: `list` masks them.
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { RescuedError } from '../errors.ts';
 import { createAccountService, type AccountView } from '../processors/accounts.ts';
 import { connectorFor } from '../processors/router.ts';
 import type { Core } from '../core.ts';
-import { ioOf, withCore } from './context.ts';
+import { ioOf, readInput, withCore } from './context.ts';
 
 async function readStdin(): Promise<string> {
   let text = '';
@@ -17,7 +16,7 @@ async function readStdin(): Promise<string> {
 
 async function credentialsFrom(program: Command, file: string | undefined): Promise<unknown> {
   const io = ioOf(program);
-  const text = file && file !== '-' ? await readFile(file, 'utf8') : await (io.stdin ?? readStdin)();
+  const text = file && file !== '-' ? await readInput(program, file) : await (io.stdin ?? readStdin)();
   try {
     return text.trim() === '' ? {} : (JSON.parse(text) as unknown);
   } catch {

@@ -9,8 +9,11 @@ import type { CliIo } from './io.ts';
 import { merchantCommands } from './merchant.ts';
 import { vaultCommands } from './vault.ts';
 import { orderCommands } from './orders.ts';
+import { batchCommands } from './batches.ts';
 import { webhookCommands } from './webhooks.ts';
 import { processorCommands } from './processor.ts';
+import { reportCommand } from './report.ts';
+import { commandRunner } from './run.ts';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('rescued')
@@ -30,7 +33,8 @@ export function buildProgram(io: CliIo): Command {
         const config = configFrom(program);
         log = createLogger({ level: config.log.level });
         const { serve } = await import('../daemon.ts');
-        code = await serve(config, log);
+        // The daemon runs the commands sent to its CLI socket with this very command tree.
+        code = await serve(config, log, { runCommand: commandRunner(buildProgram) });
       } catch (err) {
         code = fail(err, io, log);
       }
@@ -49,7 +53,9 @@ export function buildProgram(io: CliIo): Command {
   merchantCommands(program);
   vaultCommands(program);
   orderCommands(program);
+  batchCommands(program);
   webhookCommands(program);
   processorCommands(program);
+  reportCommand(program);
   return program;
 }

@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import { createWebhookOperations } from '../webhooks/operations.ts';
 import type { DeliveryListing } from '../db/queries/list-webhook-deliveries.ts';
-import { withCore } from './context.ts';
+import { ioOf, withCore } from './context.ts';
+import { cliProgress } from './progress.ts';
 
 function line(d: DeliveryListing): string {
   const last = d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : (d.lastError ?? '-');
@@ -37,7 +38,10 @@ export function webhookCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action((id: string | undefined, opts: { since?: string; mid?: string; failed?: boolean; json?: boolean }) =>
       withCore(program, async (core, print) => {
-        const res = await createWebhookOperations(core.database.db).replay({ id, ...opts });
+        // Replaying by time is one statement over every event since then: the line shows it
+        // is still working (on a terminal only), since no count comes back before the end.
+        const progress = opts.since && !id ? cliProgress(ioOf(program), `webhooks replay --since ${opts.since}`, { ticking: true }) : undefined;
+        const res = await createWebhookOperations(core.database.db).replay({ id, ...opts }).finally(() => progress?.finish());
         print(opts.json ? res : [`replayed ${res.replayed.length} of ${res.events} event(s)`, ...res.replayed.map((r) => `${r.deliveryId}  ${r.webhookId}`)].join('\n'), opts.json);
       }),
     );

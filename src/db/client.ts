@@ -2,7 +2,8 @@
 // configured, otherwise PGlite (PostgreSQL compiled to WASM) in <dataDir>/db, so that
 // `npm start` needs no server. Both are driven through the same drizzle schema, and the
 // committed migrations are applied before anything else touches the tables.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -55,6 +56,33 @@ export const MIGRATIONS_FOLDER = join(dirname(fileURLToPath(import.meta.url)), '
 /** pg_advisory_lock key serialising migrations across replicas ("rescued" in ASCII). */
 const MIGRATION_LOCK = 0x7265736375656400n;
 
+/**
+ * PGlite runs PostgreSQL in this process's memory, so its buffer cache is the daemon's RSS.
+ * initdb writes shared_buffers = 128MB, and PGlite touches all of it at start: 140 MiB of an
+ * idle daemon's 470 MiB (docs/performance.md, "Idle memory"). A page that misses these
+ * buffers is read from the data folder, which the kernel's page cache holds anyway; a
+ * working set that needs a large buffer cache is what a PostgreSQL server is for. Applied at
+ * every start rather than written into postgresql.conf, so existing data folders get it too.
+ */
+export const PGLITE_SETTINGS = ['-c', 'shared_buffers=8MB'] as const;
+
+const INITDB_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'pglite-initdb.ts');
+
+/**
+ * A new folder's cluster is made by initdb in a child process (pglite-initdb.ts), with this
+ * process's Node: what initdb touches then leaves with it instead of staying in the daemon's
+ * RSS for good. The result is the folder PGlite would have made here.
+ */
+function initdbApart(dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [INITDB_SCRIPT, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`initdb of ${dir} failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-500)}`))));
+  });
+}
+
 async function openPglite(opts: DatabaseOptions): Promise<Database> {
   let unlock = () => {};
   if (opts.pgliteDir) {
@@ -62,6 +90,7 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
     unlock = lockDataDir(dirname(opts.pgliteDir));
   }
   try {
+    if (opts.pgliteDir && !opts.pgliteSnapshot && !existsSync(join(opts.pgliteDir, 'PG_VERSION'))) await initdbApart(opts.pgliteDir);
     // Loaded only when used: PGlite's WASM build adds about 240 MiB of RSS on import, which a
     // deployment on a PostgreSQL server should not pay.
     const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
@@ -69,7 +98,10 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
       import('drizzle-orm/pglite'),
       import('drizzle-orm/pglite/migrator'),
     ]);
-    const client = await PGlite.create(opts.pgliteDir, opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {});
+    const client = await PGlite.create(opts.pgliteDir, {
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+      ...(opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {}),
+    });
     const db = drizzlePglite({ client, schema });
     return {
       db: db as unknown as Db,

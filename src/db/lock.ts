@@ -7,7 +7,9 @@ import { join } from 'node:path';
 export class DataDirLockedError extends Error {
   readonly pid: number;
   constructor(pid: number) {
-    super(`the embedded database is in use by process ${pid}; stop it first, or use a PostgreSQL server (DATABASE_URL) to share the data`);
+    // Met by `serve` and `migrate`, which are never sent to a running daemon, and by any
+    // command when the holder did not answer on its CLI socket (src/admin/) in time.
+    super(`the embedded database is in use by process ${pid}; stop it first (serve and migrate need the folder to themselves; other commands run through a running daemon's CLI socket), or use a PostgreSQL server (DATABASE_URL) to share the data`);
     this.name = 'DataDirLockedError';
     this.pid = pid;
   }
@@ -22,10 +24,23 @@ function alive(pid: number): boolean {
   }
 }
 
+const lockPath = (dir: string) => join(dir, 'rescued.lock');
+
+/** The pid of another live process holding the folder's lock; undefined when it is free or stale. */
+export function dataDirHolder(dir: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(lockPath(dir), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : undefined;
+}
+
 /** Takes the lock or throws DataDirLockedError; returns the release function. */
 export function lockDataDir(dir: string): () => void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, 'rescued.lock');
+  const path = lockPath(dir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o600);

@@ -194,6 +194,28 @@ export const batches = pgTable(
 );
 
 /**
+ * A batch file while its transaction is open: the batch row and its orders become visible
+ * only at the commit, so this row is what `batches list|show` and GET /v1/batches show until
+ * then. It is written beside the file's transaction, on another connection, so other
+ * sessions see it move (PostgreSQL only: on PGlite's one session every reader waits for the
+ * file anyway). The commit removes it; a rollback leaves it to the ingest's clean-up, and
+ * one left by a crash is replaced when the file, still in inbound/, is ingested again.
+ */
+export const batchProgress = pgTable('batch_progress', {
+  /** The id the batch will have. */
+  batchId: uuid('batch_id').primaryKey(),
+  merchantId: uuid('merchant_id').notNull().references(() => merchants.id),
+  fileName: text('file_name').notNull(),
+  /** Entries in the file, counted by pass one. */
+  entryCount: integer('entry_count').notNull(),
+  /** Entries decided so far by pass two. */
+  acceptedCount: integer('accepted_count').notNull().default(0),
+  rejectedCount: integer('rejected_count').notNull().default(0),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
  * An order: one declined transaction handed to rescued, by evaluate or as a batch entry.
  * `id` is the orderSessionKey. `request` is the normalised request; it carries the card
  * token, never a card number. `orderId` and `idempotencyKey` are unique per merchant.
@@ -245,6 +267,11 @@ export const orders = pgTable(
     uniqueIndex('orders_merchant_order_id_uq').on(t.merchantId, t.orderId),
     uniqueIndex('orders_merchant_idempotency_key_uq').on(t.merchantId, t.idempotencyKey),
     index('orders_batch_sequence_idx').on(t.batchId, t.sequenceNumber),
+    // A merchant's orders newest first, a page at a time (GET /v1/orders, `orders list`): the
+    // keyset (created_at, id) walks this index from the cursor instead of sorting every order
+    // of the merchant for each page. id breaks the tie between the orders of one batch, which
+    // share their transaction's created_at.
+    index('orders_merchant_created_idx').on(t.merchantId, t.createdAt, t.id),
     // The engine's claim and the sweeps read only these partial indexes, so their cost does
     // not grow with the number of orders that are final or not due.
     index('orders_due_idx').on(t.nextAttemptAt).where(sql`status in ('SUBMITTED', 'PENDING')`),

@@ -17,6 +17,8 @@ import { outcomeRoutes } from './routes/outcome.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { refundRoutes } from './routes/refund.ts';
 import { cancelRoutes } from './routes/cancel.ts';
+import { batchRoutes } from './routes/batches.ts';
+import { reportRoutes } from './routes/reports.ts';
 
 export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const limit = createRateLimiter(deps.orders.db, deps.orders.clock, deps.rateLimit);
@@ -28,6 +30,8 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   orderRoutes(app, g);
   refundRoutes(app, g);
   cancelRoutes(app, g);
+  batchRoutes(app, g);
+  reportRoutes(app, g);
   app.addHook('onClose', () => deps.transmits.stop());
 }
 

@@ -15,6 +15,7 @@ import type { ApiDeps } from './guard.ts';
 import { registerOpenApi } from './openapi.ts';
 import { bodyBounds } from './body-bounds.ts';
 import { countRequests, metricsRoutes } from './routes/metrics.ts';
+import { registerConsole, type ConsoleDeps } from './console/index.ts';
 
 export interface HttpDeps extends OAuthTokenDeps, HealthDeps, TokenizeDeps {
   log: Logger;
@@ -27,6 +28,8 @@ export interface HttpDeps extends OAuthTokenDeps, HealthDeps, TokenizeDeps {
   isDraining: () => boolean;
   /** The merchant API: evaluate, transmit, outcome, orders, refund, cancel, docs, metrics. */
   api: ApiDeps;
+  /** The operator console at /console (docs/console.md); undefined: off. */
+  operatorConsole?: ConsoleDeps | undefined;
 }
 
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -81,6 +84,7 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
   tokenizeRoutes(app, deps);
   apiRoutes(app, deps.api);
   if (deps.api.metricsEnabled) metricsRoutes(app, deps.api.metricsToken);
+  if (deps.operatorConsole) await registerConsole(app, deps.operatorConsole);
   return app;
 }
 

@@ -2,6 +2,7 @@
 // requests are validated by the request model (src/domain/), never by fastify, and answers
 // are written by the handlers. The evaluate and transmit bodies are the model's own schemas.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { RecoveryReportSchema } from '../reports/schema.ts';
 
 const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });
@@ -121,6 +122,84 @@ export const TransmitResponseSchema = Type.Object({
   transmitId: Type.String({ format: 'uuid' }),
   warnings: Type.Optional(Type.Array(FieldErrorSchema)),
 });
+
+export const RecoveryReportQuerySchema = Type.Object({
+  since: Type.Optional(Type.String({ description: 'Orders created and attempts started from this time (ISO 8601) or for this long back (24h, 30d); absent: every order, attempts of the last 30 days.' })),
+});
+
+export const RecoveryReportResponseSchema = Type.Object({ success: Type.Literal(true), result: Type.Literal('Success'), ...RecoveryReportSchema.properties });
+
+const Minor = (description: string) => Type.Integer({ description: `${description}, minor units.` });
+const Success = { success: Type.Literal(true), result: Type.Literal('Success') };
+const NextCursor = Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last page.' }));
+
+export const OrderListItemSchema = Type.Object({
+  orderSessionKey: Key,
+  orderId: Type.String(),
+  mid: Type.String({ format: 'uuid' }),
+  batchId: Nullable(Type.String({ format: 'uuid' })),
+  sequenceNumber: Nullable(Type.Integer()),
+  kind: Type.Union([Type.Literal('CIT'), Type.Literal('MIT')]),
+  status: Type.String(),
+  reason: Nullable(Type.String()),
+  amount: Minor('Amount'),
+  currency: Type.String(),
+  refundedAmount: Minor('Refunded so far'),
+  attempts: Type.Integer(),
+  confirmationId: Nullable(Type.String()),
+  card: Type.Object({ brand: Nullable(Type.String()), last4: Nullable(Type.String()) }),
+  nextAttemptAt: Nullable(DateTime),
+  expiresAt: Nullable(DateTime),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  finishedAt: Nullable(DateTime),
+});
+
+export const OrderListResponseSchema = Type.Object({
+  ...Success,
+  orders: Type.Array(OrderListItemSchema, { description: 'Newest first; with batchId, in sequenceNumber order.' }),
+  nextCursor: NextCursor,
+});
+
+const batchSummaryProps = {
+  batchId: Type.String({ format: 'uuid' }),
+  mid: Type.String({ format: 'uuid' }),
+  fileName: Type.String(),
+  status: Type.Union([Type.Literal('ingesting'), Type.Literal('accepted'), Type.Literal('partially_accepted'), Type.Literal('rejected')]),
+  receivedAt: DateTime,
+  finishedAt: Nullable(DateTime),
+  entries: Type.Integer({ description: 'Entries in the file (while ingesting: counted by the first pass).' }),
+  accepted: Type.Integer({ description: 'Entries that became orders (while ingesting: so far).' }),
+  rejected: Type.Integer({ description: 'Entries rejected, listed in the ack (while ingesting: so far).' }),
+  ackFile: Nullable(Type.String({ description: 'In outbound/; null while ingesting.' })),
+  resultsFile: Nullable(Type.String({ description: 'In outbound/, once every order is final; null until then.' })),
+  progress: Nullable(
+    Type.Object(
+      { decided: Type.Integer(), percent: Type.Integer({ minimum: 0, maximum: 100 }), updatedAt: DateTime },
+      { description: 'While the file is being ingested: entries decided so far.' },
+    ),
+  ),
+};
+
+export const BatchListResponseSchema = Type.Object({
+  ...Success,
+  batches: Type.Array(Type.Object(batchSummaryProps), { description: 'Newest first; files being ingested first.' }),
+  nextCursor: NextCursor,
+});
+
+export const BatchDetailSchema = Type.Object({
+  ...Success,
+  ...batchSummaryProps,
+  orders: Nullable(
+    Type.Object(
+      { pending: Type.Integer({ description: 'SUBMITTED, PENDING or PROCESSING.' }), approved: Type.Integer(), expired: Type.Integer(), cancelled: Type.Integer() },
+      { description: 'The batch\'s orders by state; null while ingesting.' },
+    ),
+  ),
+  recovered: Type.Array(Type.Object({ currency: Type.String(), amount: Minor('Approved') }), { description: 'Approved amounts by currency.' }),
+});
+
+export const BatchParamsSchema = Type.Object({ batchId: Type.String({ format: 'uuid' }) });
 
 /** The error answers a merchant route may give, by status. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {

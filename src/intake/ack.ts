@@ -1,8 +1,12 @@
-// The acknowledgement file outbound/<name>.ack.json (DESIGN.md §2). Rejected entries are
-// streamed to a temporary file as they are found — a million bad entries must not sit in
-// memory — and the summary is written after them (JSON key order carries no meaning). The
-// file appears under its final name only by rename, so a merchant never reads half an ack.
+// The acknowledgement file outbound/<name>.ack.json (DESIGN.md §2). Nothing of it is held
+// in memory — a million entries must not be: accepted entries (sequenceNumber, orderId,
+// orderSessionKey) are streamed to the temporary ack file chunk by chunk as they are stored,
+// rejected entries to a second temporary file as they are found (the two arrive interleaved,
+// so one stream cannot hold both arrays), copied in after the accepted ones, and the summary
+// is written last (JSON key order carries no meaning). The file appears under its final name
+// only by rename, so a merchant never reads half an ack.
 import type { FieldError } from '../error-types.ts';
+import { createReadStream } from 'node:fs';
 import { AtomicFile } from '../atomic-file.ts';
 
 export type AckStatus = 'accepted' | 'partially_accepted' | 'rejected';
@@ -11,6 +15,13 @@ export interface RejectedEntry {
   sequenceNumber: number | null;
   orderId: string | null;
   errors: FieldError[];
+}
+
+/** An accepted entry and the order it became. */
+export interface AcceptedEntry {
+  sequenceNumber: number | null;
+  orderId: string;
+  orderSessionKey: string;
 }
 
 export interface FileError {
@@ -45,31 +56,60 @@ export const ackName = (file: string) => `${file}.ack.json`;
 
 export class AckWriter {
   private readonly file: AtomicFile;
+  private readonly outboundDir: string;
+  private readonly name: string;
+  /** Rejected entries until `finish` copies them in; opened at the first one. */
+  private rejectedFile: AtomicFile | undefined;
+  private accepted = 0;
   private rejected = 0;
 
   constructor(outboundDir: string, file: string) {
+    this.outboundDir = outboundDir;
+    this.name = file;
     this.file = new AtomicFile(outboundDir, ackName(file));
+  }
+
+  get acceptedCount(): number {
+    return this.accepted;
   }
 
   get rejectedCount(): number {
     return this.rejected;
   }
 
-  async reject(entry: RejectedEntry): Promise<void> {
-    await this.file.write(`${this.rejected++ ? ',' : '{"rejected":['}\n${JSON.stringify(entry)}`);
+  /** Entries stored, in sequenceNumber order: one write per chunk. */
+  async accept(entries: AcceptedEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    let text = '';
+    for (const e of entries) text += `${this.accepted++ ? ',' : '{"accepted":['}\n${JSON.stringify(e)}`;
+    await this.file.write(text);
   }
 
-  /** Writes the summary and closes the temporary file; `publish` then renames it into place. */
+  async reject(entry: RejectedEntry): Promise<void> {
+    this.rejectedFile ??= new AtomicFile(this.outboundDir, `${ackName(this.name)}.rejected`);
+    await this.rejectedFile.write(`${this.rejected++ ? ',' : ''}\n${JSON.stringify(entry)}`);
+  }
+
+  /** Writes the rejected entries and the summary and closes the temporary file; `publish` then renames it into place. */
   async finish(summary: AckSummary): Promise<void> {
+    await this.file.write(`${this.accepted ? '\n' : '{"accepted":['}],"rejected":[`);
+    if (this.rejectedFile) {
+      await this.rejectedFile.end('');
+      // utf8 decoding across chunk boundaries: a character split between two reads stays whole.
+      for await (const text of createReadStream(this.rejectedFile.tmpPath, { encoding: 'utf8' })) await this.file.write(text as string);
+      await this.rejectedFile.discard();
+      this.rejectedFile = undefined;
+    }
     const body = JSON.stringify(summary);
-    await this.file.end(`${this.rejected ? '\n' : '{"rejected":['}],${body.slice(1)}\n`);
+    await this.file.end(`${this.rejected ? '\n' : ''}],${body.slice(1)}\n`);
   }
 
   publish(): Promise<string> {
     return this.file.publish();
   }
 
-  discard(): Promise<void> {
-    return this.file.discard();
+  async discard(): Promise<void> {
+    await this.rejectedFile?.discard();
+    await this.file.discard();
   }
 }

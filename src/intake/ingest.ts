@@ -19,6 +19,7 @@ import { fileHasCardNumber } from './card-scan.ts';
 import { DEFAULT_LIMITS, IntakeLimitError } from './limits.ts';
 import { batchEntries } from '../metrics.ts';
 import type { IntakeDeps, IntakeFile } from './types.ts';
+import { intakeProgress } from './progress.ts';
 
 
 export interface IntakeResult extends AckSummary {
@@ -79,10 +80,12 @@ function statusOf(accepted: number, rejected: number): AckStatus {
 export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<IntakeResult> {
   const now = deps.now ?? (() => new Date());
   const receivedAt = now();
-  const log = deps.log.child({ component: 'intake', mid: file.mid, file: file.name });
+  // deps.log is the intake stage's child (component: 'intake'); a file adds its own fields.
+  const log = deps.log.child({ mid: file.mid, file: file.name });
   const base = { file: file.name, mid: file.mid, receivedAt: receivedAt.toISOString() };
   let sha256 = '';
   let ack = new AckWriter(file.outboundDir, file.name);
+  const progress = intakeProgress(deps.db, deps.progressBesideTransaction ?? false, log);
   try {
     let pre: Prescan;
     try {
@@ -107,11 +110,14 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
       // Checked again under the lock: a replica may have committed this file since the check above.
       await refuseIngested(tx, file, sha256, placedAt);
       await insertBatch(tx, { id: batchId, merchantId: file.merchantId, fileName: file.name, sha256, status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt });
-      const c = await streamEntries(tx, deps, file, ack, { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt });
+      await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount: pre.entryCount, startedAt: receivedAt });
+      const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt };
+      const c = await streamEntries(tx, deps, file, ack, ctx, (so) => progress.update(so));
       const status = statusOf(c.accepted, c.rejected);
       await updateBatchCounts(tx, batchId, { status, entryCount: c.entries, acceptedCount: c.accepted, rejectedCount: c.rejected });
       const input: AckSummary['input'] = c.carriedCardNumbers || (await carded) ? 'deleted' : 'archived';
       await ack.finish({ ...base, sha256, batchId, finishedAt: now().toISOString(), status, counts: c, input });
+      await progress.end(tx);
       return { ...c, status, input };
     });
     const ackPath = await ack.publish();
@@ -121,6 +127,7 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     log.info({ batchId, status: counts.status, entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected, ms: now().getTime() - receivedAt.getTime() }, 'batch ingested');
     return { ...base, sha256, batchId, finishedAt: now().toISOString(), status: counts.status, counts: { entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected }, input: counts.input, ackPath };
   } catch (err) {
+    await progress.abandon();
     await ack.discard();
     if (err instanceof FileHandledElsewhere) throw err;
     const rejection = err instanceof FileRejection ? err : err instanceof BatchSyntaxError ? syntaxRejection(err) : undefined;

@@ -34,7 +34,10 @@ function entrySyntaxError(item: Extract<ScanItem, { kind: 'entry' }>, err: Error
   return new BatchSyntaxError(`entry ${item.index + 1}: ${reason}`, item.offset + Buffer.byteLength(before), item.line + newlines, column);
 }
 
-export async function streamEntries(tx: Tx, deps: IntakeDeps, file: IntakeFile, ack: AckWriter, ctx: EntryContext): Promise<PassTwoCounts> {
+/** `progress` hears the counts after each stored chunk (intake progress, progress.ts). */
+export async function streamEntries(
+  tx: Tx, deps: IntakeDeps, file: IntakeFile, ack: AckWriter, ctx: EntryContext, progress?: (counts: PassTwoCounts) => Promise<void>,
+): Promise<PassTwoCounts> {
   const counts: PassTwoCounts = { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false };
   const chunkSize = deps.chunkSize ?? DEFAULT_CHUNK;
   let pending: BatchEntry[] = [];
@@ -44,6 +47,7 @@ export async function streamEntries(tx: Tx, deps: IntakeDeps, file: IntakeFile, 
     const rejected = await storeChunk(tx, deps, ctx, entries, ack);
     counts.accepted += entries.length - rejected;
     counts.rejected += rejected;
+    await progress?.(counts);
   };
 
   try {
@@ -114,6 +118,8 @@ async function storeChunk(tx: Tx, deps: IntakeDeps, ctx: EntryContext, entries: 
     } else rows.push(orderRow(entry, card.token, ctx));
   }
   const inserted = await insertOrders(tx, rows);
+  // The ack names the order of every accepted entry; rows are in sequenceNumber order.
+  await ack.accept(rows.filter((r) => inserted.has(r.id!)).map((r) => ({ sequenceNumber: r.sequenceNumber ?? null, orderId: r.orderId, orderSessionKey: r.id! })));
   const duplicates = rows.filter((r) => !inserted.has(r.id!));
   if (duplicates.length > 0) rejected += await rejectDuplicates(tx, ctx, duplicates, ack);
   return rejected;

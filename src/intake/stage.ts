@@ -33,6 +33,7 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     archiveDir: join(config.dataDir, 'archive'),
     limits: config.intake,
     signal: abort.signal,
+    progressBesideTransaction: core.database.kind === 'postgres' && config.database.poolSize > 1,
   };
   const queue = createIngestQueue({ deps, policy: config.intake, quarantineDir: join(config.dataDir, 'quarantine'), outboundFor, log });
   return {

@@ -23,6 +23,12 @@ export interface IntakeDeps {
   limits?: IntakeLimits;
   /** Aborting rolls the file in progress back (daemon shutdown). */
   signal?: AbortSignal;
+  /**
+   * Whether a write on `db` can run while the file's transaction is open (PostgreSQL with a
+   * pool of two or more): the file's progress is then recorded beside it, for every session
+   * to see. Otherwise (PGlite, the default) none is recorded (src/intake/progress.ts).
+   */
+  progressBesideTransaction?: boolean;
 }
 
 export interface IntakeFile {

@@ -1,26 +1,32 @@
 // First start in sandbox mode with an empty database: create a demo merchant and show how
 // to use it, so `npm start` on a fresh clone is a working system. The banner goes to
-// stderr, keeping stdout pure JSON log lines; it is printed once, when the merchant is made.
+// stderr, keeping stdout pure JSON log lines; the credentials are printed once, when the
+// merchant is made. At every sandbox start, the demo merchant also gets a fresh
+// ready-to-upload batch and the `sftp` line that uploads it (demo-batch.ts).
 import type { Core } from '../core.ts';
 import { countMerchants } from '../db/queries/list-merchants.ts';
 import type { MerchantCredentials } from './service.ts';
+import { demoBatchLines, dialHost as loopbackFor, rememberDemoMid, rememberedDemoMid, writeDemoBatch, type DemoSftp } from './demo-batch.ts';
 
 export interface SftpEndpoint {
   host: string;
   port: number;
+  /** The SFTP data root; with it, the sample batch and its upload line are written too. */
+  root?: string;
 }
 
 /** The address a local client dials: a wildcard listener is reached on the loopback. */
 function dialHost(host: string): string {
-  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const h = loopbackFor(host);
+  return h.includes(':') ? `[${h}]` : h;
 }
 
 function sftpLines(creds: MerchantCredentials, sftp: SftpEndpoint | undefined): string[] {
   if (!sftp) return [];
   return [
     '  SFTP batch drop (batch files into inbound/; acknowledgements and results in outbound/;',
-    '  127.0.0.1 and ::1 are allowed for this merchant). Register your public key first, with the',
-    '  daemon stopped (the embedded database serves one process at a time):',
+    '  127.0.0.1 and ::1 are allowed for this merchant). Register your public key first, in',
+    '  another terminal while this daemon runs:',
     `    npm run rescued -- merchant add-key ${creds.mid} ~/.ssh/id_ed25519.pub`,
     `    sftp -P ${sftp.port} -i ~/.ssh/id_ed25519 ${creds.sftpUsername}@${dialHost(sftp.host)}`,
     '',
@@ -48,12 +54,35 @@ export function demoBanner(creds: MerchantCredentials, httpBase: string, sftp?: 
   ].join('\n');
 }
 
-export async function ensureDemoMerchant(core: Core, httpBase: string, sftp?: SftpEndpoint): Promise<void> {
-  if ((await countMerchants(core.database.db)) > 0) return;
+/** The sample batch's lines, or none (no SFTP, or the demo merchant is gone or disabled). */
+async function sampleBatchLines(core: Core, mid: string, sftp: SftpEndpoint | undefined): Promise<string[]> {
+  if (!sftp?.root) return [];
+  const log = core.log.child({ component: 'onboarding' });
+  try {
+    const batch = await writeDemoBatch(core, mid, sftp as DemoSftp);
+    if (!batch) return [];
+    log.info({ mid, file: batch.file, tokenExpiresAt: batch.tokenExpiresAt.toISOString() }, 'demo sample batch written');
+    return demoBatchLines(batch);
+  } catch (err) {
+    // A convenience for trying the daemon: without it the daemon still serves.
+    log.warn({ err, mid }, 'demo sample batch not written');
+    return [];
+  }
+}
+
+export async function ensureDemoMerchant(core: Core, httpBase: string, sftp?: SftpEndpoint, write: (text: string) => void = (t) => void process.stderr.write(t)): Promise<void> {
+  if ((await countMerchants(core.database.db)) > 0) {
+    const mid = await rememberedDemoMid(core.config.dataDir);
+    const lines = mid ? await sampleBatchLines(core, mid, sftp) : [];
+    if (lines.length) write(`\n  rescued sandbox: demo merchant ${mid}\n${lines.join('\n')}\n`);
+    return;
+  }
   const creds = await core.merchants.add({ name: 'Demo Merchant', siteUrl: 'https://demo.example' });
   // The demo is tried from the machine it runs on: allow the loopback addresses for SFTP.
   await core.merchants.allowIp(creds.mid, '127.0.0.1');
   await core.merchants.allowIp(creds.mid, '::1');
-  core.log.info({ mid: creds.mid, component: 'onboarding' }, 'demo merchant created');
-  process.stderr.write(`${demoBanner(creds, httpBase, sftp)}\n`);
+  await rememberDemoMid(core.config.dataDir, creds.mid);
+  core.log.child({ component: 'onboarding' }).info({ mid: creds.mid }, 'demo merchant created');
+  const lines = await sampleBatchLines(core, creds.mid, sftp);
+  write(`${demoBanner(creds, httpBase, sftp)}\n${lines.join('\n')}${lines.length ? '\n' : ''}`);
 }

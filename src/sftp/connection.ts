@@ -24,6 +24,8 @@ export interface ConnectionSettings {
   maxInFlightWrites: number;
   idleTimeoutMs: number;
   loginTimeoutMs: number;
+  /** Offer OpenSSH clients AES-GCM only (algorithms.ts). */
+  preferAesGcm: boolean;
 }
 
 export interface ConnectionDeps {
@@ -121,7 +123,7 @@ export function handleConnection(client: Connection, socket: Socket, remoteAddre
       return refuse(ctx, 'home folder unavailable', login);
     }
     ctx.accept();
-    audit('login', fields({ keyAlgorithm: ctx.key.algo }));
+    audit('login', fields({ keyAlgorithm: ctx.key.algo, cipher }));
   }
 
   client.on('authentication', (ctx) => {
@@ -136,6 +138,9 @@ export function handleConnection(client: Connection, socket: Socket, remoteAddre
       ctx.reject(['publickey']);
     });
   });
+  // The cipher the client chose, for the login line: which clients still miss AES-GCM.
+  let cipher: string | undefined;
+  client.on('handshake', (negotiated) => void (cipher = negotiated.cs.cipher));
   client.on('ready', () => idle.setLimit(settings.idleTimeoutMs));
   client.on('session', (accept, reject) => (session ? onSession(accept()) : reject()));
   client.on('tcpip', (_accept, reject, info) => {

@@ -4,6 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import type { UploadClaim } from './quota.ts';
 import { Refusal } from './refusal.ts';
+import type { WriteQueue } from './write-queue.ts';
 
 export interface DirEntry {
   name: string;
@@ -38,6 +39,8 @@ export interface UploadHandle {
   claim: UploadClaim;
   /** Why the upload can no longer be published; undefined while it is healthy. */
   failed: string | undefined;
+  /** Its disk writes, one at a time. */
+  queue: WriteQueue;
 }
 
 export type OpenHandle = DirHandle | ReadHandle | UploadHandle;

@@ -1,8 +1,8 @@
 // SFTP requests on open files: OPEN, READ, WRITE, FSTAT, FSETSTAT, CLOSE.
 //
-// An upload is written to a hidden temp file beside its target and renamed into place only
-// when the client closes the handle after every write succeeded, so intake (and the
-// watcher) never sees a partial file. Reads and writes are positional, so any number of
+// An upload is written to a hidden temp file in the home's uploads folder and renamed into
+// place only when the client closes the handle after every write succeeded, so intake (and
+// the watcher) never sees a partial file. Reads and writes are positional, so any number of
 // requests may be in flight in any order; an O_APPEND descriptor would ignore the offset
 // on Linux and corrupt a parallel upload, so appending is refused.
 import { randomBytes } from 'node:crypto';
@@ -12,16 +12,24 @@ import { dirname, join } from 'node:path';
 import type { Attributes } from 'ssh2';
 import { toAttrs } from './attrs.ts';
 import { auditFields, OPEN_FLAG, run, STATUS, type SessionContext } from './context.ts';
+import { MAX_DATA_BYTES } from './extensions.ts';
 import type { OpenHandle, UploadHandle } from './handles.ts';
-import { UPLOAD_TEMP_PREFIX } from './names.ts';
+import { UPLOAD_TEMP_DIR, UPLOAD_TEMP_PREFIX } from './names.ts';
 import { INBOUND } from './paths.ts';
 import type { UploadClaim } from './quota.ts';
 import { Refusal } from './refusal.ts';
 import { refuseIfBusy, resolveExisting, resolveTarget } from './resolve.ts';
+import { createWriteQueue } from './write-queue.ts';
+import type { SplitWrite } from './write-splitter.ts';
 
 const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
-/** OpenSSH asks for 32 KiB; a larger request is answered short, which the protocol allows. */
-const MAX_READ_BYTES = 256 * 1024;
+/**
+ * OpenSSH asks for the read length the limits extension gives it; a larger request is
+ * answered short, which the protocol allows (the reply must fit in the client's 256 KiB).
+ */
+const MAX_READ_BYTES = MAX_DATA_BYTES;
+/** Most bytes one disk write of an upload takes from its queue (write-queue.ts). */
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
 /** Adds the handle, or closes the file if the session ended while it was being opened. */
 function addHandle(ctx: SessionContext, reqId: number, handle: OpenHandle & { file: FileHandle }): void {
@@ -34,9 +42,20 @@ function addHandle(ctx: SessionContext, reqId: number, handle: OpenHandle & { fi
   }
 }
 
+/**
+ * Where an upload to `real` is written: the home's uploads folder (outside inbound/, so the
+ * watcher sees no event per write), or beside the target when that folder is missing, not
+ * a plain folder, or on another file system (the final rename must stay atomic).
+ */
+async function tempFolder(ctx: SessionContext, real: string): Promise<string> {
+  const uploads = join(ctx.home, UPLOAD_TEMP_DIR);
+  const [folder, target] = await Promise.all([lstat(uploads).catch(() => undefined), lstat(dirname(real))]);
+  return folder?.isDirectory() && folder.dev === target.dev ? uploads : dirname(real);
+}
+
 /** Creates the temp file of an upload once the merchant's quota has room for it. */
 async function createTemp(ctx: SessionContext, real: string, exists: boolean, flags: number): Promise<{ file: FileHandle; claim: UploadClaim }> {
-  const temp = join(dirname(real), `${UPLOAD_TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+  const temp = join(await tempFolder(ctx, real), `${UPLOAD_TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
   // Without TRUNC the client may rewrite parts of the existing file: start from a copy.
   const keep = exists && !(flags & OPEN_FLAG.TRUNC);
   const claim: UploadClaim = { temp, adds: !exists, bytes: keep ? (await lstat(real)).size : 0 };
@@ -52,6 +71,13 @@ async function createTemp(ctx: SessionContext, real: string, exists: boolean, fl
   }
 }
 
+/** One disk write of an upload's queue: the pieces of one or more WRITE requests. */
+async function writeAt(file: FileHandle, offset: number, chunks: Buffer[]): Promise<number> {
+  const [first] = chunks;
+  const { bytesWritten } = chunks.length === 1 ? await file.write(first!, 0, first!.length, offset) : await file.writev(chunks, offset);
+  return bytesWritten;
+}
+
 async function openUpload(ctx: SessionContext, reqId: number, path: string, flags: number): Promise<void> {
   const t = await resolveTarget(ctx, path, 'write');
   if (flags & OPEN_FLAG.APPEND) throw new Refusal('unsupported', 'appending is not supported: upload the whole file');
@@ -65,7 +91,8 @@ async function openUpload(ctx: SessionContext, reqId: number, path: string, flag
   ctx.handles.reserve();
   const { file, claim } = await createTemp(ctx, t.real, t.exists, flags);
   try {
-    addHandle(ctx, reqId, { kind: 'upload', path: t.v.path, file, temp: claim.temp, target: t.real, size: claim.bytes, claim, failed: undefined });
+    const queue = createWriteQueue((offset, chunks) => writeAt(file, offset, chunks), MAX_BATCH_BYTES);
+    addHandle(ctx, reqId, { kind: 'upload', path: t.v.path, file, temp: claim.temp, target: t.real, size: claim.bytes, claim, failed: undefined, queue });
   } catch (err) {
     ctx.quotas.endUpload(ctx.who.merchantId, claim, false);
     throw err;
@@ -112,23 +139,25 @@ function refuseWrite(ctx: SessionContext, h: UploadHandle, end: number): boolean
   return true;
 }
 
-function onWrite(ctx: SessionContext) {
-  return (reqId: number, handle: Buffer, offset: number, data: Buffer) =>
-    run(ctx, reqId, 'write', null, async () => {
-      const h = ctx.handles.get(handle, 'upload', 'read');
+/** WRITE, from ssh2's parser or, without a copy of its data, from the write splitter. */
+export function onWrite(ctx: SessionContext) {
+  return (w: SplitWrite) =>
+    run(ctx, w.reqId, 'write', null, async () => {
+      const h = ctx.handles.get(w.handle, 'upload', 'read');
       if (h.kind === 'read') throw new Refusal('denied', 'the file was opened for reading');
-      if (h.failed || refuseWrite(ctx, h, offset + data.length)) return ctx.sftp.status(reqId, STATUS.FAILURE, h.failed);
+      const end = w.offset + w.length;
+      if (h.failed || refuseWrite(ctx, h, end)) return ctx.sftp.status(w.reqId, STATUS.FAILURE, h.failed);
       ctx.writes.begin();
       try {
-        await h.file.write(data, 0, data.length, offset);
-        h.size = Math.max(h.size, offset + data.length);
+        await h.queue.write(w.offset, w.chunks, w.length);
+        h.size = Math.max(h.size, end);
       } catch (err) {
         h.failed ??= `write failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
         throw err;
       } finally {
         ctx.writes.end();
       }
-      ctx.sftp.status(reqId, STATUS.OK);
+      ctx.sftp.status(w.reqId, STATUS.OK);
     });
 }
 
@@ -153,9 +182,10 @@ function onFsetstat(ctx: SessionContext) {
 
 /** Renames a finished upload into place and hands it over; answers the CLOSE. */
 async function publish(ctx: SessionContext, reqId: number, h: UploadHandle): Promise<void> {
-  // FileHandle.close() waits for the writes still pending on it.
+  // Writes the client did not wait for are finished first.
   let published = false;
   try {
+    await h.queue.idle();
     await h.file.close();
     published = await moveIntoPlace(ctx, reqId, h);
   } finally {
@@ -202,6 +232,7 @@ function onClose(ctx: SessionContext) {
 export async function abandonHandles(ctx: SessionContext): Promise<void> {
   for (const h of ctx.handles.drain()) {
     if (h.kind === 'dir') continue;
+    if (h.kind === 'upload') await h.queue.idle();
     await h.file.close().catch(() => {});
     if (h.kind === 'upload') {
       ctx.quotas.endUpload(ctx.who.merchantId, h.claim, false);
@@ -217,7 +248,8 @@ export function registerFileOps(ctx: SessionContext): void {
   const { sftp } = ctx;
   sftp.on('OPEN', onOpen(ctx));
   sftp.on('READ', onRead(ctx));
-  sftp.on('WRITE', onWrite(ctx));
+  const write = onWrite(ctx);
+  sftp.on('WRITE', (reqId, handle, offset, data) => write({ reqId, handle, offset, chunks: [data], length: data.length }));
   sftp.on('FSTAT', onFstat(ctx));
   sftp.on('FSETSTAT', onFsetstat(ctx));
   sftp.on('CLOSE', onClose(ctx));

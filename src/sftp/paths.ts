@@ -6,6 +6,7 @@
 // can never lead out of it.
 import { mkdir, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { UPLOAD_TEMP_DIR } from './names.ts';
 import { Refusal } from './refusal.ts';
 
 export const INBOUND = 'inbound';
@@ -37,12 +38,18 @@ export function userDirs(root: string, username: string): UserDirs {
   return { home, inbound: join(home, INBOUND), outbound: join(home, OUTBOUND) };
 }
 
-/** Creates a user's inbound/ and outbound/ if missing; `realHome` has links resolved. */
-export async function ensureUserDirs(root: string, username: string): Promise<UserDirs & { realHome: string }> {
+/**
+ * Creates a user's folders if missing: inbound/, outbound/ and the uploads folder (uploads
+ * being written; names.ts, UPLOAD_TEMP_DIR), which the merchant never sees. `realHome` has
+ * links resolved.
+ */
+export async function ensureUserDirs(root: string, username: string): Promise<UserDirs & { uploads: string; realHome: string }> {
   const dirs = userDirs(root, username);
+  const uploads = join(dirs.home, UPLOAD_TEMP_DIR);
   await mkdir(dirs.inbound, { recursive: true, mode: 0o750 });
   await mkdir(dirs.outbound, { recursive: true, mode: 0o750 });
-  return { ...dirs, realHome: await realpath(dirs.home) };
+  await mkdir(uploads, { recursive: true, mode: 0o750 });
+  return { ...dirs, uploads, realHome: await realpath(dirs.home) };
 }
 
 export interface VirtualPath {

@@ -12,6 +12,7 @@ import { listAllowedSftpCidrs } from '../db/queries/list-sftp-cidrs.ts';
 import { listSftpUsers } from '../db/queries/list-sftp-users.ts';
 import type { Logger } from '../log.ts';
 import { addressInRanges, normaliseAddress } from './addresses.ts';
+import { narrowOffer, SSH_ALGORITHMS } from './algorithms.ts';
 import { createAudit, type Audit } from './audit.ts';
 import { handleConnection, type ConnectionDeps } from './connection.ts';
 import { createHandover, type OnFileReady } from './handover.ts';
@@ -56,7 +57,9 @@ async function prepareFolders(db: Db, root: string, log: Logger): Promise<void> 
   for (const user of await listSftpUsers(db)) {
     try {
       const dirs = await ensureUserDirs(root, user.username);
+      // Temps were written beside their target before they moved to dirs.uploads.
       await removeStaleTemps(dirs.inbound);
+      await removeStaleTemps(dirs.uploads);
     } catch (err) {
       log.warn({ err, username: user.username }, 'cannot prepare SFTP folders');
     }
@@ -87,8 +90,9 @@ function openGate(ssh: ssh2.Server, deps: ConnectionDeps, audit: Audit): Gate {
     const key = `${info.ip}:${info.port}`;
     const socket = pending.get(key);
     pending.delete(key);
-    if (socket) handleConnection(client, socket, normaliseAddress(info.ip), deps);
-    else client.end();
+    if (!socket) return client.end();
+    narrowOffer(client, info.header.versions.software, deps.settings.preferAesGcm);
+    handleConnection(client, socket, normaliseAddress(info.ip), deps);
   });
   const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 }, (socket) => {
     const address = normaliseAddress(socket.remoteAddress);
@@ -174,7 +178,7 @@ export async function startSftp(opts: SftpStageOptions): Promise<SftpStage> {
     sessions: createCounter(config.maxSessionsPerMerchant),
     quotas: createQuotas(config),
   };
-  const ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: 'rescued' });
+  const ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: 'rescued', algorithms: SSH_ALGORITHMS });
   const gate = openGate(ssh, deps, audit);
   let watcher: InboundWatcher | undefined;
   try {

@@ -84,15 +84,20 @@ describe('signals during start-up', () => {
 });
 
 describe('embedded database lock', () => {
-  it('refuses a second process on the same PGlite data folder with a clear message', async () => {
+  it('refuses a second daemon, and migrate, on the same PGlite data folder with a clear message; other commands run through the first', async () => {
     const dataDir = seededDataDir('rescued-lock-');
     const daemon = startDaemon({ RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0' });
     await daemon.waitFor(/"address":"http/);
-    const res = cli(['merchant', 'list'], { RESCUED_DATA_DIR: dataDir });
+    const second = cli(['serve'], { RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0', RESCUED_SFTP_PORT: '0' });
+    const migrate = cli(['migrate'], { RESCUED_DATA_DIR: dataDir });
+    const list = cli(['merchant', 'list'], { RESCUED_DATA_DIR: dataDir });
     daemon.child.kill('SIGTERM');
     await daemon.exited;
-    expect(res.status).toBe(1);
-    expect(res.stderr).toMatch(/the embedded database is in use by process \d+/);
+    for (const res of [second, migrate]) {
+      expect(res.status).toBe(1);
+      expect(res.stderr).toMatch(/the embedded database is in use by process \d+/);
+    }
+    expect(list.status, list.stderr).toBe(0);
     expect(cli(['merchant', 'list'], { RESCUED_DATA_DIR: dataDir }).status).toBe(0);
   });
 });

@@ -15,6 +15,7 @@ import { attempts, orders } from '../../../src/db/schema.ts';
 import { createEngine } from '../../../src/engine/index.ts';
 import { createAccountService } from '../../../src/processors/accounts.ts';
 import { createProcessorRouter } from '../../../src/processors/router.ts';
+import { reconcileAgain } from '../../../src/db/queries/reconcile-again.ts';
 import { sandboxTestCards } from '../../../src/vault/test-cards.ts';
 import { startStripeFake, type StripeFake } from '../../fakes/stripe/server.ts';
 
@@ -98,7 +99,7 @@ describe.each(DB_KINDS)('engine through a gateway account on %s', (kind) => {
     expect(chargesFor(id)).toHaveLength(1);
   });
 
-  it('an outcome still unknown after reconcileTimeoutMs parks the order for the operator; no sweep ends it', async () => {
+  it('an outcome still unknown after reconcileTimeoutMs parks the order for the operator, until `orders reconcile` sends it back', async () => {
     const id = await pending();
     stripe.fallback({ kind: 'timeout' });
     const e = engine({ reconcileAfterMs: 1000, reconcileTimeoutMs: 5000 });
@@ -107,9 +108,29 @@ describe.each(DB_KINDS)('engine through a gateway account on %s', (kind) => {
     expect(await e.runOnce()).toBe(0);
     expect(await orderOf(id)).toMatchObject({ status: 'PENDING', nextAttemptAt: null, statusReason: 'unreconciled' });
     expect(await attemptsOf(id)).toEqual([expect.objectContaining({ status: 'in_flight', unknownSince: T0 })]);
-    clock.set(EXPIRY.getTime() + 1000);
+    clock.set(EXPIRY.getTime() - 86_400_000);
     await e.sweepOnce();
     expect(await orderOf(id)).toMatchObject({ status: 'PENDING', statusReason: 'unreconciled' });
     expect(await e.runOnce()).toBe(0);
+    // The operator fixed the gateway: \`rescued orders reconcile\` sends the attempt back, same key.
+    stripe.fallback({ kind: 'approve' });
+    expect(await reconcileAgain(f.db, id, clock.now())).toBe('queued');
+    expect(await e.runOnce()).toBe(1);
+    expect(await orderOf(id)).toMatchObject({ status: 'APPROVED', attemptCount: 1 });
+    expect(await attemptsOf(id)).toEqual([expect.objectContaining({ status: 'approved', idempotencyKey: `${id}:1` })]);
+    expect(chargesFor(id)).toHaveLength(1);
+    expect(await reconcileAgain(f.db, id, clock.now())).toBe('not_parked');
+  });
+
+  it('a parked order past its deadline stays parked: no sweep ends an attempt that may have charged', async () => {
+    const id = await pending();
+    stripe.fallback({ kind: 'timeout' });
+    const e = engine({ reconcileAfterMs: 1000, reconcileTimeoutMs: 5000 });
+    await e.runOnce();
+    clock.advance(6000);
+    await e.runOnce();
+    clock.set(EXPIRY.getTime() + 1000);
+    await e.sweepOnce();
+    expect(await orderOf(id)).toMatchObject({ status: 'PENDING', statusReason: 'unreconciled' });
   });
 });

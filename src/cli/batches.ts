@@ -1,0 +1,76 @@
+// `rescued batches list|show`: the batch files a merchant sent, as intake decided them (the
+// ack's counts), the files they produced, what became of their orders, and the progress of a
+// file still being ingested. The same figures as GET /v1/batches[/{id}] (src/orders/batch-view.ts).
+import type { Command } from 'commander';
+import { RescuedError } from '../errors.ts';
+import { batchDetail, batchPage, type BatchDetail, type BatchSummary } from '../orders/batch-view.ts';
+import { withCore } from './context.ts';
+
+const money = (amount: number, currency: string) => `${(amount / 100).toFixed(2)} ${currency}`;
+
+export function batchLine(b: BatchSummary): string {
+  if (b.progress) {
+    return `${b.batchId}  ${b.fileName}  ingesting ${b.progress.percent}% (${b.progress.decided} of ${b.entries} entries)  started ${b.receivedAt}  ${b.mid}`;
+  }
+  const results = b.resultsFile ? 'results written' : 'orders open';
+  return `${b.batchId}  ${b.fileName}  ${b.status}  entries ${b.entries}  accepted ${b.accepted}  rejected ${b.rejected}  received ${b.receivedAt}  ${results}  ${b.mid}`;
+}
+
+export function batchText(b: BatchDetail): string {
+  const lines = [`batch ${b.batchId}  ${b.fileName}  of merchant ${b.mid}`];
+  if (b.progress) {
+    lines.push(
+      `  status:    being ingested since ${b.receivedAt}`,
+      `  progress:  ${b.progress.decided} of ${b.entries} entries (${b.progress.percent}%): accepted ${b.accepted}, rejected ${b.rejected} · updated ${b.progress.updatedAt}`,
+      '  orders:    visible when the file is committed',
+    );
+    return lines.join('\n');
+  }
+  lines.push(
+    `  status:    ${b.status} · received ${b.receivedAt} · finished ${b.finishedAt ?? '-'}`,
+    `  entries:   ${b.entries}: accepted ${b.accepted}, rejected ${b.rejected}`,
+  );
+  if (b.orders) lines.push(`  orders:    pending ${b.orders.pending} · approved ${b.orders.approved} · expired ${b.orders.expired} · cancelled ${b.orders.cancelled}`);
+  lines.push(
+    `  recovered: ${b.recovered.map((r) => money(r.amount, r.currency)).join(', ') || 'nothing yet'}`,
+    `  ack:       outbound/${b.ackFile}`,
+    `  results:   ${b.resultsFile ? `outbound/${b.resultsFile}` : 'when every order is final'}`,
+  );
+  return lines.join('\n');
+}
+
+export function batchCommands(program: Command): void {
+  const batches = program.command('batches').description('batch files: their counts, orders and results, and the progress of one being ingested');
+
+  batches
+    .command('list')
+    .description('batches newest first, the files being ingested now at the top')
+    .option('--merchant <mid>', 'only this merchant\'s')
+    .option('--limit <n>', 'at most this many (default 50, at most 500)')
+    .option('--json', 'print JSON')
+    .action((opts: { merchant?: string; limit?: string; json?: boolean }) =>
+      withCore(program, async (core, print) => {
+        const limit = opts.limit === undefined ? 50 : Number(opts.limit);
+        if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) throw new RescuedError('ERR_MODEL_INVALID', '--limit must be a whole number from 1 to 500.');
+        const merchantId = opts.merchant ? (await core.merchants.byMid(opts.merchant)).id : undefined;
+        const page = await batchPage(core.database.db, merchantId, limit, undefined);
+        if (opts.json) return print(page.batches, true);
+        const tail = page.nextCursor ? ['(more batches: raise --limit)'] : [];
+        print([...page.batches.map(batchLine), ...tail].join('\n') || '(no batches)');
+      }),
+    );
+
+  batches
+    .command('show <idOrFileName>')
+    .description('one batch by id or file name (the latest of that name): entries, accepted, rejected, its orders by state, the recovered amount, its ack and results files; or the progress of a file being ingested')
+    .option('--merchant <mid>', 'only this merchant\'s batches (a file name may be used by several merchants)')
+    .option('--json', 'print JSON')
+    .action((ref: string, opts: { merchant?: string; json?: boolean }) =>
+      withCore(program, async (core, print) => {
+        const merchantId = opts.merchant ? (await core.merchants.byMid(opts.merchant)).id : undefined;
+        const batch = await batchDetail(core.database.db, ref, merchantId);
+        if (!batch) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No batch ${ref}${opts.merchant ? ` of merchant ${opts.merchant}` : ''}.`);
+        print(opts.json ? batch : batchText(batch), opts.json);
+      }),
+    );
+}
