@@ -16,6 +16,7 @@ import { createTokenService } from '../auth/tokens.ts';
 import { KEY_TYPES, readableKeyPair } from '../sftp/host-keys.ts';
 import { hostKeyDir, userDirs } from '../sftp/paths.ts';
 import { writeBatch, type BatchOptions } from '../../samples/generate-batch.ts';
+import { sandboxTestCards, type TestCard, type TestCardList } from '../vault/test-cards.ts';
 
 export interface DemoSftp {
   host: string;
@@ -25,18 +26,23 @@ export interface DemoSftp {
 }
 
 /**
- * One entry per sandbox behaviour worth watching (samples/test-cards.json): approved at the
- * first retry, after two declines, after an issuer outage, on the payer's payday, after a
- * Mastercard "retry after" advice; and a lost card, which ends EXPIRED at once.
+ * One entry per sandbox behaviour worth watching: approved at the first retry, after declines,
+ * after an issuer outage, on the payer's payday, after a Mastercard "retry after" advice; and a
+ * lost card, which ends EXPIRED at once. The cards themselves come from the sandbox's own list
+ * (samples/test-cards.json), the one source of their numbers and outcomes.
  */
-export const DEMO_CARDS = [
-  { number: '4111111111111111', brand: 'VISA' },
-  { number: '4000000000000077', brand: 'VISA' },
-  { number: '4000000000000051', brand: 'VISA' },
-  { number: '4000000000000093', brand: 'VISA' },
-  { number: '5454545454545454', brand: 'MASTERCARD' },
-  { number: '4000000000009987', brand: 'VISA' },
-] as const;
+const DEMO_BEHAVIOURS: ((o: TestCard['processor']) => boolean)[] = [
+  (o) => o.outcome === 'approve',
+  (o) => o.outcome === 'approve_after',
+  (o) => o.outcome === 'issuer_outage_then_approve',
+  (o) => o.outcome === 'approve_on_payday',
+  (o) => o.outcome === 'retry_after',
+  (o) => o.outcome === 'decline' && 'reason' in o && o.reason === 'lost_or_stolen',
+];
+
+export function demoCards(list: TestCardList = sandboxTestCards()): TestCard[] {
+  return DEMO_BEHAVIOURS.flatMap((wanted) => list.cards.find((c) => wanted(c.processor)) ?? []);
+}
 
 /**
  * The batch's token outlives the configured access-token lifetime (10 minutes by default),
@@ -108,7 +114,7 @@ async function writeKnownHosts(dir: string, sftp: DemoSftp): Promise<string> {
 async function demoTokens(core: Core, merchantId: string): Promise<NonNullable<BatchOptions['cards']>> {
   const year = new Date().getUTCFullYear() + 3;
   const cards = [];
-  for (const c of DEMO_CARDS) {
+  for (const c of demoCards()) {
     const { card } = await core.vault.tokenize(merchantId, { number: c.number, month: 12, year, firstName: 'Jane', lastName: 'Doe' });
     cards.push({ cardNumber: card.token, token: true, bin: card.bin, last4: card.last4, brand: card.brand ?? c.brand, month: card.month, year: card.year });
   }
@@ -121,7 +127,7 @@ async function writeSampleFile(dir: string, ids: { mid: string; siteId: string |
   const path = join(dir, `sample-${runId}.json`);
   const pass = new PassThrough();
   const done = pipeline(pass, createWriteStream(path, { mode: 0o600 }));
-  const batch = { entries: DEMO_CARDS.length, mid: ids.mid, siteId: ids.siteId, authorizationToken: `Bearer ${token}`, cardTokens: [''], cards };
+  const batch = { entries: cards?.length ?? 0, mid: ids.mid, siteId: ids.siteId, authorizationToken: `Bearer ${token}`, cardTokens: [''], cards };
   await writeBatch(pass, { ...batch, runId: `demo-${runId}-${randomUUID().slice(0, 4)}` });
   pass.end();
   await done;
@@ -165,7 +171,7 @@ export async function writeDemoBatch(core: Core, mid: string, sftp: DemoSftp): P
 
 export function demoBatchLines(batch: DemoBatch): string[] {
   return [
-    `  A sample batch for the demo merchant (${DEMO_CARDS.length} rebills on sandbox test cards; its token is valid until`,
+    `  A sample batch for the demo merchant (${demoCards().length} rebills on sandbox test cards; its token is valid until`,
     `  ${batch.tokenExpiresAt.toISOString()}, and every start writes a fresh one): ${batch.file}`,
     '  Upload it with:',
     `    ${batch.command}`,
