@@ -15,9 +15,10 @@
 // read to its end without it. The duplicate window (request.ts) is a second net: the same
 // attempt sent again within 8 h is refused as reason 11 naming the original transaction, whose
 // result is then answered. A connector is a translation: when to look up is the engine's.
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { getCACertificates } from 'node:tls';
+import { postOnce, PostFailure, type PostAnswer } from '../post-once.ts';
 import { GatewayError, type ChargeRequest, type Connector, type ConnectorOptions, type GatewayAnswer, type RefundCall } from '../connector.ts';
 import {
   batchIdsOf, chargeOutcome, checkOk, detailsOf, followUpAnswer, fromOutcome, judgesCard, lastFourOf, outcomeOfDetails, parseBody, transactionsOf,
@@ -69,26 +70,13 @@ function transportError(err: unknown, timeoutMs: number): GatewayError {
 }
 
 /** One POST; resolves with the status and the whole body, or rejects with a GatewayError. */
-function send(url: URL, agent: HttpAgent, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const fail = (err: unknown) => reject(transportError(err, timeoutMs));
-    const request: typeof httpRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const headers = { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) };
-    const req = request(url, { method: 'POST', agent, headers, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) req.destroy(Object.assign(new Error('answer too large'), { code: 'ANSWER_TOO_LARGE' }));
-        else chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', fail);
-      res.on('close', () => { if (!res.complete) fail(Object.assign(new Error('answer cut short'), { code: 'ECONNRESET' })); });
-    });
-    req.on('error', fail);
-    req.end(body);
-  });
+async function send(url: URL, agent: HttpAgent, body: string, timeoutMs: number): Promise<PostAnswer> {
+  const headers = { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) };
+  try {
+    return await postOnce(url, body, { headers, timeoutMs, maxAnswerBytes: MAX_ANSWER_BYTES, agent });
+  } catch (err) {
+    throw transportError(err instanceof PostFailure ? err.cause : err, timeoutMs);
+  }
 }
 
 /** Approved first, then held, then declined: what a look-up reports when a key has several transactions. */

@@ -11,9 +11,8 @@
 // and tells a call that never left (no connection made: nothing can have been charged) from
 // one that may have reached NMI. Connections are not kept alive, so a stale pooled socket can
 // never turn a call that was not sent into an unknown outcome.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import * as tls from 'node:tls';
+import { postOnce, PostFailure } from '../post-once.ts';
 import { GatewayError, type ChargeRequest, type Connector, type ConnectorOptions, type GatewayAnswer, type GatewayErrorKind, type RefundCall } from '../connector.ts';
 import { fromPayment, fromQuery, parsePaymentAnswer, readQuery, statusError, transportError, type XmlNode } from './answer.ts';
 import type { NmiCredentials } from './credentials.ts';
@@ -34,31 +33,15 @@ interface Reply {
 }
 
 /** One POST, bounded by opts.timeoutMs from start to the end of the answer. */
-function exchange(url: URL, form: string, opts: ConnectorOptions, what: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const secure = url.protocol === 'https:';
-    let sent = false;
-    const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(form), accept: '*/*' };
-    const options = { method: 'POST', headers, agent: false as const, signal: AbortSignal.timeout(opts.timeoutMs), ...(secure && opts.ca ? { ca: [...trusted(), opts.ca] } : {}) };
-    const req = (secure ? httpsRequest : httpRequest)(url, options, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) req.destroy(Object.assign(new Error('answer too large'), { code: 'ANSWER_TOO_LARGE' }));
-        else chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (err) => reject(transportError(err, true, what)));
-    });
-    // Bytes leave only once the connection (and its TLS handshake) is up.
-    req.on('socket', (socket) => {
-      if (!socket.connecting) sent = true;
-      else socket.once(secure ? 'secureConnect' : 'connect', () => void (sent = true));
-    });
-    req.on('error', (err) => reject(transportError(err, sent, what)));
-    req.end(form);
-  });
+async function exchange(url: URL, form: string, opts: ConnectorOptions, what: string): Promise<Reply> {
+  const secure = url.protocol === 'https:';
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(form), accept: '*/*' };
+  try {
+    const answer = await postOnce(url, form, { headers, timeoutMs: opts.timeoutMs, maxAnswerBytes: MAX_ANSWER_BYTES, agent: false, ...(secure && opts.ca ? { ca: [...trusted(), opts.ca] } : {}) });
+    return { status: answer.status, body: answer.text };
+  } catch (err) {
+    throw err instanceof PostFailure ? transportError(err.cause, err.sent, what) : err;
+  }
 }
 
 function asUnknown(err: unknown): GatewayError {
