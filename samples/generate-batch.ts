@@ -94,8 +94,10 @@ const OPTIONS = {
 export const USAGE = `Usage: npm run sample:batch -- --out FILE [options]
        node samples/generate-batch.ts --out FILE [options]
 
-Writes a batch file of MIT rebill entries in the spec's layout (about 1.4 KB an entry),
-streamed, so a million entries take little memory. Upload it to the merchant's inbound/.
+Writes ONE batch file, at the path --out names, of MIT rebill entries in the spec's layout
+(about 1.4 KB an entry), streamed, so a million entries take little memory. Upload it to the
+merchant's inbound/. Without --mid, --token and --card-token its entries hold placeholders,
+which intake rejects: give the merchant's values for a file it accepts.
 
 Options:
   --out FILE             where to write it (required)
@@ -111,8 +113,10 @@ Options:
   -h, --help             show this and exit
 
 Progress goes to stderr when it is a terminal; nothing is printed when it is piped.
-The sandbox writes a ready-to-upload batch for its demo merchant at every start
-(<dataDir>/demo/sample-batch.json); this is for bigger ones.
+
+Not this tool: at every start the sandbox daemon writes a small ready-to-upload batch for
+its demo merchant, <dataDir>/demo/sample-<time>.json (the previous one removed), and prints
+the command that uploads it. This tool is for bigger files, or other merchants.
 `;
 
 export interface MainIo {

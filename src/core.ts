@@ -9,6 +9,7 @@ import { createTokenService, type TokenService } from './auth/tokens.ts';
 import { createMerchantService, type MerchantService } from './merchants/service.ts';
 import { createVault, type Vault } from './vault/service.ts';
 import { sandboxTestCards } from './vault/test-cards.ts';
+import { progressBoard } from './intake/progress-board.ts';
 
 export interface Core {
   config: ResolvedConfig;
@@ -35,7 +36,7 @@ export async function openCore(config: ResolvedConfig, log: Logger, opened?: Dat
     activeSigningKeyId: config.auth.activeSigningKeyId,
     issuer: config.auth.issuer,
     lifetimeSeconds: config.auth.tokenLifetimeSeconds,
-    isClientActive: (merchantId, clientId) => isClientActive(database.db, merchantId, clientId),
+    isClientActive: (merchantId, clientId) => clientActive(database, merchantId, clientId),
   });
   const merchants = createMerchantService({ db: database.db, vault: keyRing, mode: config.mode });
   const vault = createVault({
@@ -48,6 +49,18 @@ export async function openCore(config: ResolvedConfig, log: Logger, opened?: Dat
     writeConcurrency: database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(config.database.poolSize / 2)),
   });
   return { config, log, database, keyRing, vault, tokens, merchants };
+}
+
+/**
+ * On PGlite, while a file's ingest holds the only connection, the answer read just before it
+ * (src/intake/progress-board.ts): nothing can revoke a client until the file commits, and the
+ * API (GET /v1/batches among it) answers meanwhile instead of waiting for the commit.
+ */
+async function clientActive(database: Database, merchantId: string, clientId: string): Promise<boolean> {
+  const read = () => isClientActive(database.db, merchantId, clientId);
+  if (database.kind !== 'pglite') return read();
+  const known = await progressBoard(database.db).read(`client ${merchantId} ${clientId}`, read);
+  return known ? known.value : read();
 }
 
 async function openMigrated(config: ResolvedConfig, log: Logger): Promise<Database> {

@@ -3,7 +3,9 @@
 // file still being ingested. The same figures as GET /v1/batches[/{id}] (src/orders/batch-view.ts).
 import type { Command } from 'commander';
 import { RescuedError } from '../errors.ts';
-import { batchDetail, batchPage, type BatchDetail, type BatchSummary } from '../orders/batch-view.ts';
+import { batchDetail, batchPage, type BatchDetail, type BatchPage, type BatchSummary } from '../orders/batch-view.ts';
+import type { Core } from '../core.ts';
+import { progressBoard } from '../intake/progress-board.ts';
 import { withCore } from './context.ts';
 
 const money = (amount: number, currency: string) => `${(amount / 100).toFixed(2)} ${currency}`;
@@ -39,6 +41,24 @@ export function batchText(b: BatchDetail): string {
   return lines.join('\n');
 }
 
+/** What the listing says of the stored batches while an ingest holds PGlite's connection. */
+export function heldNote(held: BatchPage['held']): string[] {
+  if (!held) return [];
+  if (held.asOf) return [`(the embedded database is busy ingesting the file above: the other batches are as of ${held.asOf})`];
+  return ['(the embedded database is busy ingesting the file above: the other batches are listed once it is committed)'];
+}
+
+/**
+ * The merchant's id by mid. Through the progress board: while an ingest holds PGlite's
+ * connection the mid asked for before is known without a statement (a merchant cannot be
+ * added or changed until the file commits).
+ */
+async function merchantIdOf(core: Core, mid: string | undefined): Promise<string | undefined> {
+  if (!mid) return undefined;
+  const known = await progressBoard(core.database.db).read(`merchant ${mid.toLowerCase()}`, async () => (await core.merchants.byMid(mid)).id);
+  return known ? known.value : (await core.merchants.byMid(mid)).id;
+}
+
 export function batchCommands(program: Command): void {
   const batches = program.command('batches').description('batch files: their counts, orders and results, and the progress of one being ingested');
 
@@ -52,10 +72,11 @@ export function batchCommands(program: Command): void {
       withCore(program, async (core, print) => {
         const limit = opts.limit === undefined ? 50 : Number(opts.limit);
         if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) throw new RescuedError('ERR_MODEL_INVALID', '--limit must be a whole number from 1 to 500.');
-        const merchantId = opts.merchant ? (await core.merchants.byMid(opts.merchant)).id : undefined;
+        const merchantId = await merchantIdOf(core, opts.merchant);
         const page = await batchPage(core.database.db, merchantId, limit, undefined);
         if (opts.json) return print(page.batches, true);
-        const tail = page.nextCursor ? ['(more batches: raise --limit)'] : [];
+        const more = page.nextCursor && page.held?.asOf !== null ? ['(more batches: raise --limit)'] : [];
+        const tail = [...heldNote(page.held), ...more];
         print([...page.batches.map(batchLine), ...tail].join('\n') || '(no batches)');
       }),
     );
@@ -67,7 +88,7 @@ export function batchCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action((ref: string, opts: { merchant?: string; json?: boolean }) =>
       withCore(program, async (core, print) => {
-        const merchantId = opts.merchant ? (await core.merchants.byMid(opts.merchant)).id : undefined;
+        const merchantId = await merchantIdOf(core, opts.merchant);
         const batch = await batchDetail(core.database.db, ref, merchantId);
         if (!batch) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No batch ${ref}${opts.merchant ? ` of merchant ${opts.merchant}` : ''}.`);
         print(opts.json ? batch : batchText(batch), opts.json);

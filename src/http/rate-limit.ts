@@ -5,7 +5,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../clock.ts';
-import { takeRateTokens } from '../db/queries/take-rate-tokens.ts';
+import { takeRateTokens, type Taken } from '../db/queries/take-rate-tokens.ts';
+import { progressBoard } from '../intake/progress-board.ts';
 import { RescuedError } from '../errors.ts';
 import { sendError } from './errors.ts';
 
@@ -23,13 +24,31 @@ interface Local {
 
 const HOLD_MS = 1000;
 
+/**
+ * The same bucket in this process's memory, for the time a file's ingest holds the database's
+ * only connection (PGlite, a pool of one: src/intake/progress-board.ts): the statement would
+ * wait for the file's commit, and PGlite has no replica to share the bucket with.
+ */
+function localBuckets(s: RateLimitSettings) {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return (key: string, want: number, now: Date): Taken => {
+    const b = buckets.get(key) ?? { tokens: s.rateLimitBurst, at: now.getTime() };
+    const available = Math.min(s.rateLimitBurst, b.tokens + (Math.max(0, now.getTime() - b.at) / 1000) * s.rateLimitPerSecond);
+    const granted = Math.min(want, Math.floor(available));
+    buckets.set(key, { tokens: available - granted, at: now.getTime() });
+    return { granted, available };
+  };
+}
+
 export function createRateLimiter(db: Db, clock: Clock, s: RateLimitSettings) {
   const chunk = Math.max(1, Math.min(s.rateLimitBurst, Math.ceil(s.rateLimitPerSecond / 20)));
   const locals = new Map<string, Local>();
+  const board = progressBoard(db);
+  const takeLocal = localBuckets(s);
 
   async function refill(key: string, l: Local): Promise<void> {
     const now = clock.now();
-    const t = await takeRateTokens(db, key, chunk, s.rateLimitPerSecond, s.rateLimitBurst, now);
+    const t = board.held() ? takeLocal(key, chunk, now) : await takeRateTokens(db, key, chunk, s.rateLimitPerSecond, s.rateLimitBurst, now);
     l.tokens = t.granted;
     l.takenAt = now.getTime();
     l.retryAfterS = t.granted > 0 ? 0 : Math.max(1, Math.ceil((1 - t.available) / s.rateLimitPerSecond));

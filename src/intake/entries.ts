@@ -32,13 +32,25 @@ function identify(raw: unknown): { sequenceNumber: number | null; orderId: strin
   return { sequenceNumber: Number.isInteger(seq) ? seq : null, orderId: typeof orderId === 'string' ? showControls(orderId) : null };
 }
 
-/** `raw` is the parsed entry; `position` its 1-based position in `requests`. */
-export function checkEntry(raw: unknown, position: number, ctx: EntryContext): EntryOutcome {
+/**
+ * Whether JSON text can hold a control character once parsed. JSON.parse refuses them raw
+ * inside strings (U+0000–U+001F), so one can only come from an escape (a backslash) or be a
+ * raw DEL: text with neither, the usual entry, needs no walk of its fields.
+ */
+export function mayHoldControls(text: string): boolean {
+  return text.includes('\\') || text.includes('\u007f');
+}
+
+/**
+ * `raw` is the parsed entry; `position` its 1-based position in `requests`; `text`, when
+ * given, the JSON it was parsed from (see mayHoldControls).
+ */
+export function checkEntry(raw: unknown, position: number, ctx: EntryContext, text?: string): EntryOutcome {
   const result = validateBatchEntry(raw, { mode: ctx.mode, defaultExpiryDateUtc: ctx.defaultExpiryDateUtc });
   const errors: FieldError[] = result.ok ? [] : [...result.errors];
   const value = result.ok ? result.value : undefined;
   const self = identify(raw);
-  const control = controlCharacterField(raw);
+  const control = text === undefined || mayHoldControls(text) ? controlCharacterField(raw) : undefined;
   if (control) errors.unshift({ field: control, code: 'ERR_MODEL_FORMAT', message: 'must not contain control characters (NUL, escape, …)' });
   const seq = value?.sequenceNumber ?? self.sequenceNumber;
   if (seq !== null && seq !== undefined && seq !== position) errors.push(intakeError('sequenceNumber', 'ERR_INTAKE_SEQUENCE'));

@@ -3,24 +3,31 @@
 // nothing kept; otherwise each entry is accepted or rejected on its own. Accepted entries
 // become SUBMITTED orders in ONE transaction, so a crash at any point leaves either the whole
 // file or nothing, and the file (still in inbound/) is ingested again from the start.
+//
+// The file is read once (one-pass.ts): stored as it is read, decided at the end. Only when
+// that single read gives way (a header after the entries, a header that is not usable before
+// them, a failed COPY, an entry that is not valid JSON) is the file, by then fully read and
+// checked, read a second time and stored the careful way.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/client.ts';
+import { stat } from 'node:fs/promises';
+import type { Db, Transaction as Tx } from '../db/client.ts';
 import { validateBatchHeader } from '../domain/index.ts';
 import { findIngestedBatch, insertBatch, updateBatchCounts } from '../db/queries/batches.ts';
 import { claimBatchFile } from '../db/queries/claim-batch-file.ts';
-import { stat } from 'node:fs/promises';
-import { AckWriter, type AckStatus, type AckSummary, type FileError } from './ack.ts';
+import { AckWriter, type AckSummary, type FileError } from './ack.ts';
 import { BatchSyntaxError } from './scanner.ts';
-import { prescan, type Prescan } from './prescan.ts';
 import { INTAKE_ERRORS } from './codes.ts';
-import { streamEntries, type Tx } from './pass-two.ts';
+import { streamEntries } from './pass-two.ts';
+import { carefulStore, type PassTwoCounts } from './chunk-store.ts';
 import { archiveInput } from './archive.ts';
-import { fileHasCardNumber } from './card-scan.ts';
 import { DEFAULT_LIMITS, IntakeLimitError } from './limits.ts';
 import { batchEntries } from '../metrics.ts';
 import type { IntakeDeps, IntakeFile } from './types.ts';
 import { intakeProgress } from './progress.ts';
+import { BatchReader, type ReadSummary } from './reader.ts';
+import { countsOf, DEFAULT_CHUNK, FileHandledElsewhere, ingestOnce, SecondReadNeeded, statusOf, type FileRun, type Stored } from './one-pass.ts';
 
+export { FileHandledElsewhere } from './one-pass.ts';
 
 export interface IntakeResult extends AckSummary {
   ackPath: string;
@@ -34,21 +41,14 @@ class FileRejection extends Error {
   }
 }
 
-/**
- * Another replica holds this file (it sees the same inbound folder): it writes the ack and
- * moves the file, so this one leaves both alone.
- */
-export class FileHandledElsewhere extends Error {
-  constructor(file: string) {
-    super(`${file} is being ingested, or was just ingested, by another instance`);
-  }
-}
-
 const syntaxRejection = (err: BatchSyntaxError) =>
   new FileRejection('ERR_INTAKE_SYNTAX', `The file is not valid JSON: ${err.message}. Nothing was kept.`, { offset: err.offset, line: err.line, column: err.column });
 
-async function checkHeader(deps: IntakeDeps, file: IntakeFile, pre: Prescan): Promise<{ expiryDateUtc: string | undefined }> {
-  const header = validateBatchHeader(pre.header);
+const limitRejection = (err: IntakeLimitError) =>
+  new FileRejection(err.code, `${INTAKE_ERRORS[err.code].message.replace(/; nothing was kept\.$/, '')}: ${err.message}; nothing was kept.`);
+
+async function checkHeader(deps: IntakeDeps, file: IntakeFile, raw: Record<string, unknown>): Promise<{ expiryDateUtc: string | undefined }> {
+  const header = validateBatchHeader(raw);
   if (!header.ok) throw new FileRejection('ERR_INTAKE_HEADER_INVALID', undefined, undefined, header.errors);
   if (header.value.mid.toLowerCase() !== file.mid.toLowerCase()) {
     throw new FileRejection('ERR_INTAKE_UNAUTHORIZED', 'The mid in the file is not the merchant of this SFTP account. Nothing was kept.');
@@ -72,9 +72,51 @@ async function refuseIngested(db: Db | Tx, file: IntakeFile, sha256: string, pla
   throw new FileRejection('ERR_INTAKE_DUPLICATE_FILE', `${INTAKE_ERRORS.ERR_INTAKE_DUPLICATE_FILE.message} (batch ${existing.id}, ${existing.fileName})`);
 }
 
-function statusOf(accepted: number, rejected: number): AckStatus {
-  if (accepted === 0) return 'rejected';
-  return rejected === 0 ? 'accepted' : 'partially_accepted';
+type Attempt = { stored: Stored } | { again: SecondReadNeeded };
+
+/** The single read: stores the file as it is read, or reads it to its end and says why not. */
+async function readOnce(run: FileRun, reader: BatchReader): Promise<Attempt> {
+  const first = await reader.next();
+  const header = first && !reader.headerAfterEntries ? await checkHeader(run.deps, run.file, reader.header).catch(() => undefined) : undefined;
+  if (!first || !header) {
+    // Read to the end as the first pass did: what it finds (or the header in full) decides.
+    await reader.drain();
+    return { again: new SecondReadNeeded('header') };
+  }
+  try {
+    return { stored: await run.deps.db.transaction((tx) => ingestOnce(tx, run, reader, first, header.expiryDateUtc)) };
+  } catch (err) {
+    if (!(err instanceof SecondReadNeeded)) throw err;
+    await run.progress.abandon();
+    await run.ack.discard();
+    await reader.drain();
+    return { again: err };
+  }
+}
+
+/** The second read, the careful way, once the whole file has been read and checked. */
+async function readAgain(run: FileRun, pre: ReadSummary, expiryDateUtc: string | undefined, copyFirst: boolean, carded: boolean): Promise<Stored> {
+  const { deps, file, ack, progress, receivedAt } = run;
+  const batchId = randomUUID();
+  return deps.db.transaction(async (tx) => {
+    if (!(await claimBatchFile(tx, file.merchantId, file.name))) throw new FileHandledElsewhere(file.name);
+    // Checked again under the lock: a replica may have committed this file since the check before.
+    await run.refuseIngested(tx, pre.sha256);
+    await insertBatch(tx, { id: batchId, merchantId: file.merchantId, fileName: file.name, sha256: pre.sha256, status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt });
+    await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount: pre.entryCount, startedAt: receivedAt });
+    run.log.info({ entries: pre.entryCount, sha256: pre.sha256, read: 'twice' }, 'batch ingest started');
+    const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt };
+    const counts: PassTwoCounts = { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false };
+    const store = carefulStore({ tx, cards: deps.cards, ctx, ack, counts, progress: (c) => progress.update(c) }, { copyFirst });
+    const reader = new BatchReader(file.path, file.name, deps.limits ?? DEFAULT_LIMITS);
+    await streamEntries(reader, store, { ctx, ack, counts, chunkSize: deps.chunkSize ?? DEFAULT_CHUNK, signal: deps.signal });
+    const status = statusOf(counts.accepted, counts.rejected);
+    await updateBatchCounts(tx, batchId, { status, entryCount: counts.entries, acceptedCount: counts.accepted, rejectedCount: counts.rejected });
+    const input: AckSummary['input'] = counts.carriedCardNumbers || carded ? 'deleted' : 'archived';
+    await ack.finish({ file: file.name, mid: file.mid, receivedAt: receivedAt.toISOString(), sha256: pre.sha256, batchId, finishedAt: run.now().toISOString(), status, counts: countsOf(counts), input });
+    await progress.end(tx);
+    return { batchId, sha256: pre.sha256, status, counts, input };
+  });
 }
 
 export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<IntakeResult> {
@@ -84,55 +126,42 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
   const log = deps.log.child({ mid: file.mid, file: file.name });
   const base = { file: file.name, mid: file.mid, receivedAt: receivedAt.toISOString() };
   let sha256 = '';
-  let ack = new AckWriter(file.outboundDir, file.name);
-  const progress = intakeProgress(deps.db, deps.progressBesideTransaction ?? false, log);
+  const newRun = (refuse: FileRun['refuseIngested']): FileRun => ({
+    deps, file, log, receivedAt, now, refuseIngested: refuse,
+    ack: new AckWriter(file.outboundDir, file.name),
+    progress: intakeProgress(deps.db, deps.progressBesideTransaction ?? false, log),
+  });
+  let run: FileRun | undefined;
+  let reader: BatchReader | undefined;
   try {
-    let pre: Prescan;
-    try {
-      pre = await prescan(file.path, file.name, deps.limits ?? DEFAULT_LIMITS);
-    } catch (err) {
-      if (err instanceof BatchSyntaxError) throw syntaxRejection(err);
-      if (err instanceof IntakeLimitError) throw new FileRejection(err.code, `${INTAKE_ERRORS[err.code].message.replace(/; nothing was kept\.$/, '')}: ${err.message}; nothing was kept.`);
-      throw err;
+    const placed = await stat(file.path);
+    const refuse = (tx: Tx, sha: string) => refuseIngested(tx, file, sha, placed.mtime);
+    run = newRun(refuse);
+    reader = new BatchReader(file.path, file.name, deps.limits ?? DEFAULT_LIMITS, { fileBytes: placed.size, scanCards: true });
+    const attempt = await readOnce(run, reader);
+    let stored: Stored;
+    if ('stored' in attempt) stored = attempt.stored;
+    else {
+      const pre = reader.summary();
+      sha256 = pre.sha256;
+      await refuseIngested(deps.db, file, sha256, placed.mtime);
+      const { expiryDateUtc } = await checkHeader(deps, file, pre.header);
+      const { reason, entryError } = attempt.again;
+      // Nothing after the entries changed what they were checked with: the entry's error stands.
+      if (entryError && !reader.headerAfterEntries) throw syntaxRejection(entryError);
+      if (reason !== 'header') log.info({ reason }, 'batch file read a second time');
+      run = newRun(refuse);
+      stored = await readAgain(run, pre, expiryDateUtc, reason !== 'store', reader.sawCardNumber);
     }
-    sha256 = pre.sha256;
-    const placedAt = (await stat(file.path)).mtime;
-    await refuseIngested(deps.db, file, sha256, placedAt);
-    const { expiryDateUtc } = await checkHeader(deps, file, pre);
-    log.info({ entries: pre.entryCount, sha256 }, 'batch ingest started');
-    // Read beside the ingest: whether the raw bytes hold a card number decides archive or delete.
-    const carded = fileHasCardNumber(file.path, file.name);
-    carded.catch(() => {});
-
-    const batchId = randomUUID();
-    const counts = await deps.db.transaction(async (tx) => {
-      if (!(await claimBatchFile(tx, file.merchantId, file.name))) throw new FileHandledElsewhere(file.name);
-      // Checked again under the lock: a replica may have committed this file since the check above.
-      await refuseIngested(tx, file, sha256, placedAt);
-      await insertBatch(tx, { id: batchId, merchantId: file.merchantId, fileName: file.name, sha256, status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt });
-      await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount: pre.entryCount, startedAt: receivedAt });
-      const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt };
-      const c = await streamEntries(tx, deps, file, ack, ctx, (so) => progress.update(so));
-      const status = statusOf(c.accepted, c.rejected);
-      await updateBatchCounts(tx, batchId, { status, entryCount: c.entries, acceptedCount: c.accepted, rejectedCount: c.rejected });
-      const input: AckSummary['input'] = c.carriedCardNumbers || (await carded) ? 'deleted' : 'archived';
-      await ack.finish({ ...base, sha256, batchId, finishedAt: now().toISOString(), status, counts: c, input });
-      await progress.end(tx);
-      return { ...c, status, input };
-    });
-    const ackPath = await ack.publish();
-    batchEntries.inc({ result: 'accepted' }, counts.accepted);
-    batchEntries.inc({ result: 'rejected' }, counts.rejected);
-    await archiveInput(deps.archiveDir, file, { batchId, deleteInstead: counts.input === 'deleted' });
-    log.info({ batchId, status: counts.status, entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected, ms: now().getTime() - receivedAt.getTime() }, 'batch ingested');
-    return { ...base, sha256, batchId, finishedAt: now().toISOString(), status: counts.status, counts: { entries: counts.entries, accepted: counts.accepted, rejected: counts.rejected }, input: counts.input, ackPath };
+    return await published(deps, file, run, stored, base);
   } catch (err) {
-    await progress.abandon();
-    await ack.discard();
+    await run?.progress.abandon();
+    await run?.ack.discard();
     if (err instanceof FileHandledElsewhere) throw err;
-    const rejection = err instanceof FileRejection ? err : err instanceof BatchSyntaxError ? syntaxRejection(err) : undefined;
+    if (!sha256 && reader?.done) sha256 = reader.summary().sha256;
+    const rejection = err instanceof FileRejection ? err : err instanceof BatchSyntaxError ? syntaxRejection(err) : err instanceof IntakeLimitError ? limitRejection(err) : undefined;
     if (!rejection) throw err;
-    ack = new AckWriter(file.outboundDir, file.name);
+    const ack = new AckWriter(file.outboundDir, file.name);
     const summary: AckSummary = { ...base, sha256, batchId: null, finishedAt: now().toISOString(), status: 'rejected', counts: { entries: 0, accepted: 0, rejected: 0 }, input: 'deleted', error: rejection.fileError };
     await ack.finish(summary);
     const ackPath = await ack.publish();
@@ -143,3 +172,15 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     return { ...summary, ackPath };
   }
 }
+
+/** After the commit: the ack under its name, the metrics, the input archived or deleted. */
+async function published(deps: IntakeDeps, file: IntakeFile, run: FileRun, s: Stored, base: Pick<AckSummary, 'file' | 'mid' | 'receivedAt'>): Promise<IntakeResult> {
+  const ackPath = await run.ack.publish();
+  batchEntries.inc({ result: 'accepted' }, s.counts.accepted);
+  batchEntries.inc({ result: 'rejected' }, s.counts.rejected);
+  await archiveInput(deps.archiveDir, file, { batchId: s.batchId, deleteInstead: s.input === 'deleted' });
+  const finishedAt = run.now();
+  run.log.info({ batchId: s.batchId, status: s.status, entries: s.counts.entries, accepted: s.counts.accepted, rejected: s.counts.rejected, ms: finishedAt.getTime() - run.receivedAt.getTime() }, 'batch ingested');
+  return { ...base, sha256: s.sha256, batchId: s.batchId, finishedAt: finishedAt.toISOString(), status: s.status, counts: countsOf(s.counts), input: s.input, ackPath };
+}
+

@@ -1,25 +1,22 @@
-// Pass one over a batch file: its SHA-256 (of the bytes as uploaded), its header values
-// wherever they stand, the number of entries, and any structural syntax error — all before
-// anything touches the database, so a malformed or unauthorised file costs one read.
-import { createHash, type Hash } from 'node:crypto';
+// The bytes of a batch file as a stream of (decompressed) chunks, within the size bounds: what
+// reader.ts scans (and quarantine.ts and card-scan.ts copy or search). The name is from the
+// time a separate first pass read the file before the ingest; the ingest now reads it once.
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { BatchScanner, type ScanItem } from './scanner.ts';
 import { IntakeLimitError, RATIO_GRACE_BYTES, type IntakeLimits } from './limits.ts';
-
-export interface Prescan {
-  sha256: string;
-  header: Record<string, unknown>;
-  entryCount: number;
-}
 
 export const isGzip = (name: string) => /\.gz$/i.test(name);
 
 const CHUNK_BYTES = 1 << 20;
 
 type SizeLimits = Pick<IntakeLimits, 'maxUnpackedBytes' | 'maxExpansionRatio'>;
+
+/** Hears every raw byte read (a SHA-256, a byte count). */
+export interface RawBytesSink {
+  update(raw: Buffer): unknown;
+}
 
 /** Throws the moment the bytes unpacked so far cross a bound: nothing more is read. */
 function checkSize(unpacked: number, packed: number, limits: SizeLimits | undefined): void {
@@ -36,7 +33,7 @@ function checkSize(unpacked: number, packed: number, limits: SizeLimits | undefi
  * The file's content as a stream of (decompressed) chunks, hashing the raw bytes on the way.
  * With `limits`, reading stops as soon as the content crosses one (a decompression bomb).
  */
-export async function* fileChunks(path: string, gzip: boolean, hash?: Hash, limits?: SizeLimits): AsyncGenerator<Buffer> {
+export async function* fileChunks(path: string, gzip: boolean, hash?: RawBytesSink, limits?: SizeLimits): AsyncGenerator<Buffer> {
   const raw = createReadStream(path, { highWaterMark: CHUNK_BYTES });
   let packed = 0;
   let unpacked = 0;
@@ -65,26 +62,15 @@ export async function* fileChunks(path: string, gzip: boolean, hash?: Hash, limi
       checkSize(unpacked, packed, limits);
       yield chunk as Buffer;
     }
+  } catch (err) {
+    // A cut or corrupt gzip is the file's fault: taken for a storage failure, it was tried
+    // again intake.maxTries times over minutes, then quarantined as "send it again".
+    const zlib = (err as NodeJS.ErrnoException).code?.startsWith('Z_');
+    throw zlib ? new IntakeLimitError('ERR_INTAKE_SYNTAX', `the file is not valid gzip (${(err as Error).message})`) : err;
   } finally {
     // Leaving early (a bound crossed, a syntax error): stop reading and unpacking at once.
     raw.destroy();
     gunzip.destroy();
   }
   await done;
-}
-
-export async function prescan(path: string, name: string, limits?: IntakeLimits): Promise<Prescan> {
-  const hash = createHash('sha256');
-  const scanner = new BatchScanner(limits);
-  const header: Record<string, unknown> = {};
-  let entryCount = 0;
-  const take = (items: ScanItem[]) => {
-    for (const item of items) {
-      if (item.kind === 'entry') entryCount++;
-      else header[item.key] = item.value;
-    }
-  };
-  for await (const chunk of fileChunks(path, isGzip(name), hash, limits)) take(scanner.push(chunk));
-  scanner.end();
-  return { sha256: hash.digest('hex'), header, entryCount };
 }

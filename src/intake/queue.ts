@@ -10,6 +10,7 @@ import { intakeQuarantined, intakeRetries } from '../metrics.ts';
 import type { ReadyFile } from '../sftp/handover.ts';
 import { INTAKE_ERRORS } from './codes.ts';
 import { FileHandledElsewhere, ingestFile } from './ingest.ts';
+import { progressBoard } from './progress-board.ts';
 import { quarantineFile } from './quarantine.ts';
 import type { IntakeDeps, IntakeFile } from './types.ts';
 
@@ -41,6 +42,7 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
   const { deps, policy, log } = opts;
   const signal = deps.signal;
   const waiting = new Map<string, NodeJS.Timeout>();
+  const board = progressBoard(deps.db);
   let queue: Promise<void> = Promise.resolve();
 
   const enqueue = (file: ReadyFile, tries: number, receivedAt: Date) => {
@@ -67,8 +69,12 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
     if (signal?.aborted) return;
     if (tries > 1 && !(await stat(file.path).catch(() => undefined))) return void log.info({ mid: file.mid, file: file.name }, 'file removed before its retry');
     const intakeFile: IntakeFile = { merchantId: file.merchantId, mid: file.mid, path: file.path, name: file.name, outboundDir: await opts.outboundFor(file.username) };
+    board.noteMerchant(file.merchantId, file.mid);
+    // Where the file's transaction holds the only connection, readers are told so for its
+    // whole ingest (progress-board.ts): they answer from memory instead of waiting for it.
+    const run = () => ingestFile(deps, intakeFile);
     try {
-      await ingestFile(deps, intakeFile);
+      await (deps.progressBesideTransaction ? run() : board.holding(run));
     } catch (err) {
       if (err instanceof FileHandledElsewhere) return void log.info({ mid: file.mid, file: file.name }, 'file left to the instance that ingests it');
       if (signal?.aborted) return void log.info({ mid: file.mid, file: file.name }, 'ingest interrupted by shutdown; the file stays in inbound/');
@@ -79,6 +85,8 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
       log.warn({ err, mid: file.mid, file: file.name, tries, retryInMs: delayMs }, 'ingest failed; the file will be tried again');
       const timer = setTimeout(() => void enqueue(file, tries + 1, receivedAt), delayMs);
       waiting.set(file.path, timer);
+    } finally {
+      board.settle(file.merchantId, file.name);
     }
   }
 

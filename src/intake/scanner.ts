@@ -10,6 +10,7 @@
 // 20,000 entries/s end to end including validation and storage, so the hot path is this file.
 // JSON inside an entry is checked by JSON.parse; the structure around entries is checked here.
 
+import { isUtf8 } from 'node:buffer';
 import { IntakeLimitError, type IntakeLimits } from './limits.ts';
 
 export class BatchSyntaxError extends Error {
@@ -275,13 +276,23 @@ export class BatchScanner {
 
   private text(chunk: Buffer, segStart: number, end: number): string {
     this.keep(chunk.subarray(segStart, end));
-    const text = this.parts.length === 1 ? this.parts[0]!.toString('utf8') : Buffer.concat(this.parts).toString('utf8');
+    const bytes = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     this.parts = [];
-    return text;
+    // toString() turns bytes that are not UTF-8 into U+FFFD: an orderId sent in Latin-1 was
+    // stored altered instead of refused. JSON is UTF-8 (RFC 8259 §8.1), as on the HTTP side.
+    if (!isUtf8(bytes)) {
+      const { offset, line, column } = this.captureStart;
+      throw new BatchSyntaxError('text that is not UTF-8 (JSON must be sent in UTF-8)', offset, line, column);
+    }
+    return bytes.toString('utf8');
   }
 
   private finishKey(chunk: Buffer, segStart: number, i: number): number {
     this.currentKey = JSON.parse(`"${this.text(chunk, segStart, i)}"`) as string;
+    // Header values are gathered by assignment, where `__proto__` is the prototype's setter:
+    // its members stood in for missing header fields (a file whose mid was only under
+    // "__proto__" was accepted). Refused, as the HTTP body parser refuses it.
+    if (this.currentKey === '__proto__') throw this.error('"__proto__" is not allowed as a key', this.captureStart.offset);
     this.capturing = 'none';
     this.state = 'colon';
     return i + 1;

@@ -1,6 +1,13 @@
 // How a batch is shown, alike by GET /v1/batches[/{id}] and `rescued batches list|show`: the
 // batch row's counts (the ack's), the files it produced, and — for one batch — what became
 // of its orders; a file still being ingested shows its progress instead.
+//
+// The files this process is ingesting come from its progress board (src/intake/progress-board.ts),
+// never from a statement: on PGlite the file's transaction holds the only connection. While
+// it does, the stored part of an answer is the one the board remembers (read again just
+// before the ingest began; nothing else can commit until the file does); a first page never
+// asked for before shows the files being ingested alone, and its nextCursor leads to every
+// stored batch (that page waits for the commit).
 import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../db/client.ts';
 import { compile } from '../domain/formats.ts';
@@ -10,6 +17,7 @@ import { RescuedError } from '../errors.ts';
 import { batchFigures, type StatusFigure } from '../db/queries/batch-figures.ts';
 import { findBatch, listBatches, listProgress, type BatchKey, type BatchListRow, type ProgressListRow } from '../db/queries/list-batches.ts';
 import { ackName } from '../intake/ack.ts';
+import { progressBoard, type IngestingFile } from '../intake/progress-board.ts';
 import { resultsName } from '../outbound/results.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 
@@ -20,7 +28,7 @@ const OPEN = new Set(['SUBMITTED', 'PENDING', 'PROCESSING']);
 
 export type BatchStatus = 'ingesting' | 'accepted' | 'partially_accepted' | 'rejected';
 
-export function progressSummary(p: ProgressListRow) {
+export function progressSummary(p: ProgressListRow | IngestingFile) {
   const decided = p.acceptedCount + p.rejectedCount;
   return {
     batchId: p.batchId,
@@ -82,12 +90,31 @@ export async function batchIdFor(db: Db, ref: string, merchantId: string | undef
   return found && ('progress' in found ? found.progress.batchId : found.batch.id);
 }
 
-/** One batch by id or file name (the most recent of that name), confined to `merchantId` when given. */
-export async function batchDetail(db: Db, ref: string, merchantId: string | undefined): Promise<BatchDetail | undefined> {
-  const found = await findBatch(db, refOf(ref), merchantId);
-  if (!found) return undefined;
+async function storedDetail(db: Db, ref: ReturnType<typeof refOf>, merchantId: string | undefined): Promise<BatchDetail | null> {
+  const found = await findBatch(db, ref, merchantId);
+  if (!found) return null;
   if ('progress' in found) return { ...progressSummary(found.progress), orders: null, recovered: [] };
   return { ...batchSummary(found.batch), ...orderFigures(await batchFigures(db, found.batch.id)) };
+}
+
+/**
+ * One batch by id or file name (the most recent of that name), confined to `merchantId` when
+ * given. A file this process is ingesting is answered from memory; a stored batch asked for
+ * for the first time while an ingest holds the only connection waits for its commit.
+ */
+export async function batchDetail(db: Db, ref: string, merchantId: string | undefined): Promise<BatchDetail | undefined> {
+  const board = progressBoard(db);
+  const r = refOf(ref);
+  const file = board.files(merchantId).find((f) => ('id' in r ? f.batchId === r.id : f.fileName === r.fileName));
+  const fromMemory = (f: IngestingFile): BatchDetail => ({ ...progressSummary(f), orders: null, recovered: [] });
+  if (file && (!file.endedAt || board.held())) return fromMemory(file);
+  if (file) {
+    // Committing: its batch row replaces it as soon as the commit is seen.
+    const stored = await storedDetail(db, r, merchantId);
+    return stored && stored.batchId === file.batchId && !stored.progress ? stored : fromMemory(file);
+  }
+  const remembered = await board.read(`batch ${merchantId ?? '*'} ${ref}`, () => storedDetail(db, r, merchantId));
+  return (remembered ? remembered.value : await storedDetail(db, r, merchantId)) ?? undefined;
 }
 
 export const BatchListQuerySchema = Type.Object({
@@ -116,16 +143,51 @@ function batchKey(value: unknown): BatchKey | undefined {
   return timeOk && typeof v.i === 'string' && UUID.test(v.i) ? { receivedAt: v.t as string, id: v.i.toLowerCase() } : undefined;
 }
 
+/** Past every stored batch: the page it starts is the first page without the files being ingested. */
+const TOP = encodeCursor({ t: '9999-12-31T23:59:59.999999Z', i: 'ffffffff-ffff-ffff-ffff-ffffffffffff' });
+
+export interface BatchPage {
+  batches: BatchSummary[];
+  nextCursor: string | null;
+  /**
+   * Null: the stored batches were read now. Otherwise an ingest holds the only connection:
+   * they are as the database stood at `asOf` (the start of the ingest), or left out (asOf null).
+   */
+  held: { asOf: string | null } | null;
+}
+
+async function storedPage(db: Db, merchantId: string | undefined, after: BatchKey | undefined, limit: number) {
+  const rows = await listBatches(db, merchantId, after, limit + 1);
+  // Another process's files (PostgreSQL): their batch_progress rows.
+  const progress = after ? [] : await listProgress(db, merchantId);
+  return { rows, progress };
+}
+
+/** This process's files (fresher than their rows), then other processes', less those already stored. */
+function ingestingRows(board: IngestingFile[], rows: ProgressListRow[], stored: Set<string>): BatchSummary[] {
+  const mine = new Set(board.map((f) => f.batchId));
+  return [...board, ...rows.filter((p) => !mine.has(p.batchId))]
+    .filter((p) => !stored.has(p.batchId))
+    .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime())
+    .map(progressSummary);
+}
+
 /**
  * A page of batches, newest first; the first page starts with the files being ingested now.
  * One more row than asked for is read, so the last page says so itself.
  */
-export async function batchPage(db: Db, merchantId: string | undefined, limit: number, cursor: string | undefined) {
+export async function batchPage(db: Db, merchantId: string | undefined, limit: number, cursor: string | undefined): Promise<BatchPage> {
   const after = cursor === undefined ? undefined : decodeCursor(cursor, batchKey);
-  const rows = await listBatches(db, merchantId, after, limit + 1);
+  const board = progressBoard(db);
+  const files = after ? [] : board.files(merchantId);
+  const read = () => storedPage(db, merchantId, after, limit);
+  const remembered = await board.read(`batches ${merchantId ?? '*'} ${limit} ${cursor ?? ''}`, read);
+  if (!remembered && !after) return { batches: ingestingRows(files, [], new Set()), nextCursor: TOP, held: { asOf: null } };
+  const held = remembered && board.held() ? { asOf: remembered.asOf.toISOString() } : null;
+  const { rows, progress } = remembered ? remembered.value : await read();
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
-  const ingesting = after ? [] : (await listProgress(db, merchantId)).map(progressSummary);
   const last = page.at(-1);
-  return { batches: [...ingesting, ...page.map(batchSummary)] as BatchSummary[], nextCursor: more && last ? encodeCursor({ t: last.receivedKey, i: last.id }) : null };
+  const ingesting = ingestingRows(files, progress, new Set(rows.map((b) => b.id)));
+  return { batches: [...ingesting, ...page.map(batchSummary)], nextCursor: more && last ? encodeCursor({ t: last.receivedKey, i: last.id }) : null, held };
 }

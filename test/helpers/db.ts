@@ -94,6 +94,8 @@ export async function createServerDatabase(opts: { migrated?: boolean } = {}): P
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
+  // TEST_DATABASE_SOCKET=/var/run/postgresql: the database is used over the server's Unix socket (benches).
+  if (process.env.TEST_DATABASE_SOCKET) url.searchParams.set('host', process.env.TEST_DATABASE_SOCKET);
   return {
     url: url.toString(),
     async drop() {

@@ -54,8 +54,24 @@ export function copyLines(records: Array<Record<(typeof ORDER_COLUMNS)[number], 
   return out;
 }
 
-/** Writes `data` and ends the stream; rejects if postgres-js destroys it (the server refused mid-stream). */
-function send(stream: Writable, data: string): Promise<void> {
+/**
+ * postgres-js builds its COPY writable with `autoDestroy: true`, and Node destroys a finished
+ * stream with no error, which postgres-js answers by sending CopyFail("null"). PostgreSQL drops
+ * a CopyFail outside COPY mode, but one COPY sent right behind another (store-copy.ts) is in
+ * COPY mode by then and fails with "COPY from stdin failed: null" (xtdb/xtdb#6079 describes the
+ * same message). A stream destroyed on purpose (an error) still sends its CopyFail.
+ */
+function keepOpenAfterFinish(stream: Writable): void {
+  (stream as unknown as { _writableState: { autoDestroy: boolean } })._writableState.autoDestroy = false;
+}
+
+/**
+ * Writes `data` and ends the stream; rejects if postgres-js destroys it (the server refused mid-stream).
+ * Resolves once the data is on the socket: postgres-js refuses any statement on the connection
+ * (COPY_IN_PROGRESS) until then.
+ */
+export function sendCopy(stream: Writable, data: string): Promise<void> {
+  keepOpenAfterFinish(stream);
   return new Promise((resolve, reject) => {
     stream.once('error', reject);
     stream.write(data, (err) => (err ? reject(err) : resolve()));
@@ -72,7 +88,7 @@ export async function copyOrders(client: CopyClient, records: Array<Record<(type
   const stored = await client
     .savepoint(async (scope) => {
       const stream = await scope.unsafe(COPY_ORDERS).writable();
-      await send(stream, copyLines(records));
+      await sendCopy(stream, copyLines(records));
       await scope.unsafe('select 1');
       return true;
     })

@@ -17,7 +17,7 @@ interface RawClient {
 }
 
 /** The driver client under a drizzle database or transaction (drizzle keeps it on `session.client`). */
-function rawClient(db: Tx): RawClient {
+export function rawClient(db: Tx): RawClient {
   const client = (db as unknown as { session?: { client?: RawClient } }).session?.client;
   if (!client || (!client.unsafe && !client.query)) throw new Error('no driver client under this drizzle handle');
   return client;
@@ -46,13 +46,14 @@ export function orderRecord(r: NewOrder) {
 /**
  * Inserts orders (each with its id set by the caller), skipping any whose orderId or
  * idempotencyKey the merchant already used, also earlier in the same statement; returns the
- * ids that were inserted (the others are duplicates).
+ * ids that were inserted (the others are duplicates). `copyFirst: false` goes straight to the
+ * INSERT on PostgreSQL too: for a file whose COPY already failed once.
  */
-export async function insertOrders(db: Tx, rows: NewOrder[]): Promise<Set<string>> {
+export async function insertOrders(db: Tx, rows: NewOrder[], opts: { copyFirst?: boolean } = {}): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const records = rows.map(orderRecord);
   const client = rawClient(db);
-  if (client.unsafe && (await copyOrders(client as CopyClient, records))) return new Set(records.map((r) => r.id as string));
+  if (client.unsafe && opts.copyFirst !== false && (await copyOrders(client as CopyClient, records))) return new Set(records.map((r) => r.id as string));
   const payload = JSON.stringify(records);
   const result = client.unsafe ? ((await client.unsafe(INSERT, [payload])) as Array<Record<string, unknown>>) : (await client.query!(INSERT, [payload])).rows;
   return new Set(result.map((r) => r.id as string));

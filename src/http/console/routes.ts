@@ -2,23 +2,17 @@
 // recovery report), its live part, and an order's page. Read-only: no route changes anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RescuedError } from '../../errors.ts';
-import { findMerchantByMid } from '../../db/queries/find-merchant.ts';
 import { findOrderByKey } from '../../db/queries/order-by-key.ts';
 import { listAttempts } from '../../db/queries/find-order.ts';
-import { liveFigures, recoveryReport } from '../../reports/recovery.ts';
-import { parseSince } from '../../reports/since.ts';
 import { sendError } from '../errors.ts';
 import { page } from './html.ts';
 import { overviewBody } from './pages/overview.ts';
 import { batchRows, queueRows, webhookRows } from './pages/live.ts';
 import { orderBody } from './pages/order.ts';
 import { orderWebhooks } from './order-webhooks.ts';
+import { liveAnswer, reportAnswer, str, type Query } from './live.ts';
 import { isOperator, type SessionSettings } from './session.ts';
 import type { ConsoleDeps } from './deps.ts';
-
-type Query = { since?: unknown; merchant?: unknown; key?: unknown };
-
-const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 
 /** Pages send a browser to the sign-in form; JSON answers 401 with the one error body. */
 function guard(s: SessionSettings, kind: 'page' | 'api') {
@@ -29,16 +23,6 @@ function guard(s: SessionSettings, kind: 'page' | 'api') {
   };
 }
 
-async function scopeOf(deps: ConsoleDeps, q: Query) {
-  const now = deps.clock.now();
-  const since = parseSince(str(q.since) || undefined, now);
-  const mid = str(q.merchant).toLowerCase();
-  if (!mid) return { now, since, mid: null, merchantId: undefined };
-  const merchant = /^[0-9a-f-]{36}$/.test(mid) ? await findMerchantByMid(deps.db, mid) : undefined;
-  if (!merchant) throw new RescuedError('ERR_MERCHANT_NOT_FOUND', `No merchant with mid ${mid.slice(0, 40)}.`);
-  return { now, since, mid, merchantId: merchant.id };
-}
-
 export function consolePageRoutes(app: FastifyInstance, deps: ConsoleDeps, s: SessionSettings): void {
   const pageGuard = { preHandler: guard(s, 'page') };
   const apiGuard = { preHandler: guard(s, 'api') };
@@ -46,23 +30,26 @@ export function consolePageRoutes(app: FastifyInstance, deps: ConsoleDeps, s: Se
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page({ title, page: name, body, signedIn: true }));
 
   const overview = async (request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply) => {
-    const scope = await scopeOf(deps, request.query);
-    const report = await recoveryReport(deps.db, scope);
-    return sendPage(reply, 'Overview', 'overview', overviewBody(report, { since: str(request.query.since), mid: scope.mid ?? '', pollMs: deps.livePollMs }));
+    const { report, mid } = await reportAnswer(deps, request.query);
+    return sendPage(reply, 'Overview', 'overview', overviewBody(report, { since: str(request.query.since), mid: mid ?? '', pollMs: deps.livePollMs }));
   };
   // With the /console prefix, '/' answers both /console and /console/.
   app.get<{ Querystring: Query }>('/', pageGuard, overview);
 
   app.get<{ Querystring: Query }>('/api/report.json', apiGuard, async (request, reply) => {
-    const scope = await scopeOf(deps, request.query);
-    return reply.header('cache-control', 'no-store').send(await recoveryReport(deps.db, scope));
+    return reply.header('cache-control', 'no-store').send((await reportAnswer(deps, request.query)).report);
   });
 
-  // Polled by the overview every few seconds: three index-served statements, not the full report.
+  // Polled by the overview every few seconds: three index-served statements, not the full report;
+  // the files being ingested from memory (live.ts). A figure not known during an ingest on
+  // PGlite has no fragment: the page keeps what it shows.
   app.get<{ Querystring: Query }>('/api/live.json', apiGuard, async (request, reply) => {
-    const scope = await scopeOf(deps, { merchant: request.query.merchant });
-    const live = await liveFigures(deps.db, scope);
-    const fragments = { queue: queueRows(live.queue).text, webhooks: webhookRows(live.webhooks).text, batches: batchRows(live.batchesInProgress).text };
+    const live = await liveAnswer(deps, request.query);
+    const fragments = {
+      ...(live.queue ? { queue: queueRows(live.queue).text } : {}),
+      ...(live.webhooks ? { webhooks: webhookRows(live.webhooks).text } : {}),
+      batches: batchRows(live.batchesInProgress).text,
+    };
     return reply.header('cache-control', 'no-store').send({ ...live, fragments });
   });
 

@@ -1,6 +1,7 @@
 // GET /v1/batches and GET /v1/batches/{batchId}: the caller's own batch files — the ack's
 // counts, the ack and results file names, its orders by state and the recovered amount, or
-// the progress of a file still being ingested. Another merchant's batch is 404.
+// the progress of a file still being ingested (from this process's memory, on both databases:
+// src/orders/batch-view.ts). Another merchant's batch is 404.
 import type { FastifyInstance } from 'fastify';
 import { RescuedError } from '../../errors.ts';
 import { batchDetail, batchPage, BatchListQuerySchema, parseBatchQuery } from '../../orders/batch-view.ts';
@@ -21,8 +22,9 @@ export function batchRoutes(app: FastifyInstance, { deps, preHandler }: Guarded)
     preHandler,
   }, async (request, reply) => {
     const query = parseBatchQuery((request.query ?? {}) as Record<string, unknown>);
-    const page = await batchPage(deps.orders.db, request.merchant!.merchantId, query.limit ?? 50, query.cursor);
-    return reply.header('cache-control', 'no-store').send({ success: true, result: 'Success', ...page });
+    // While an ingest holds PGlite's connection the page is answered from memory (batch-view.ts).
+    const { batches, nextCursor } = await batchPage(deps.orders.db, request.merchant!.merchantId, query.limit ?? 50, query.cursor);
+    return reply.header('cache-control', 'no-store').send({ success: true, result: 'Success', batches, nextCursor });
   });
 
   app.get<{ Params: { batchId: string } }>('/v1/batches/:batchId', {

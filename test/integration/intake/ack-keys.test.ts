@@ -56,6 +56,16 @@ describe.each(DB_KINDS)('ack keys and intake progress on %s', (kind) => {
     expect(await progressRows()).toEqual([]);
   });
 
+  it('a file with no duplicate is read once: its chunks stored back to back, none read again', async () => {
+    // Each chunk's cards are resolved once per read: a second read would double the calls.
+    let calls = 0;
+    const counting: CardResolver = { resolve: (tx, m, methods) => (calls++, tokenPassThrough.resolve(tx, m, methods)) };
+    const name = 'once.json';
+    const res = await ingestFile({ ...f.deps, chunkSize: 50, cards: counting }, fileOf(await generated(name, 1000), name));
+    expect(res).toMatchObject({ status: 'accepted', counts: { entries: 1000, accepted: 1000, rejected: 0 } });
+    expect(calls).toBe(20);
+  });
+
   it('an entry rejected late (a duplicate orderId) is in rejected, not accepted; a file rejected whole lists none', async () => {
     const dup = await ingestFile(f.deps, f.drop('dup.json', f.sample('mixed.json')));
     const ack = readAck(dup.ackPath);

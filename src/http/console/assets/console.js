@@ -80,13 +80,15 @@ async function refreshLive(section) {
   }
   if (!res.ok) return;
   const live = await res.json();
-  // The fragments are rendered and escaped by the server, as the page itself is.
-  document.getElementById('queue').innerHTML = live.fragments.queue;
-  document.getElementById('webhooks').innerHTML = live.fragments.webhooks;
-  document.getElementById('batches').innerHTML = live.fragments.batches;
+  // The fragments are rendered and escaped by the server, as the page itself is. One left out
+  // (not known while a file is ingested on the embedded database) keeps what the page shows.
+  for (const id of ['queue', 'webhooks', 'batches']) {
+    if (typeof live.fragments[id] === 'string') document.getElementById(id).innerHTML = live.fragments[id];
+  }
   const at = document.getElementById('live-at');
   at.setAttribute('data-at', live.generatedAt);
-  at.textContent = `as of ${live.generatedAt}`;
+  const held = live.heldAsOf === undefined ? '' : ` (a file is being ingested: queue and webhooks ${live.heldAsOf ? `as of ${live.heldAsOf}` : 'when it is committed'})`;
+  at.textContent = `as of ${live.generatedAt}${held}`;
 }
 
 function startLive() {

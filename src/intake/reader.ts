@@ -1,0 +1,109 @@
+// One read of a batch file, chunk by chunk: the scanner cuts out its entries, and on the same
+// bytes the SHA-256 (of the bytes as uploaded), the header values wherever they stand, the
+// entry count, the bounds (limits.ts) and the card-number scan (card-scan.ts) are taken. The
+// single-read ingest (one-pass.ts) parses and stores the entries as they come; the same
+// reader, drained without storing, is the whole of what used to be a separate first pass.
+import { createHash } from 'node:crypto';
+import { BatchScanner, type ScanItem } from './scanner.ts';
+import { fileChunks, isGzip } from './prescan.ts';
+import { CardScan } from './card-scan.ts';
+import type { IntakeLimits } from './limits.ts';
+
+export type EntryItem = Extract<ScanItem, { kind: 'entry' }>;
+
+export interface ReadSummary {
+  sha256: string;
+  header: Record<string, unknown>;
+  entryCount: number;
+}
+
+export class BatchReader {
+  /** The header values read so far (a value given twice keeps the last, as JSON.parse would). */
+  readonly header: Record<string, unknown> = {};
+  /** Entries read so far; all of them once `done`. */
+  entryCount = 0;
+  /** A header value stood after the first entry: entries read before it did not know it. */
+  headerAfterEntries = false;
+  done = false;
+  private readonly hash = createHash('sha256');
+  private readonly scanner: BatchScanner;
+  private readonly cards: CardScan | undefined;
+  private readonly chunks: AsyncGenerator<Buffer>;
+  private readonly fileBytes: number;
+  private packedBytes = 0;
+  private digest: string | undefined;
+
+  /**
+   * `fileBytes`: the file's size on disk (for `estimatedEntries`); `scanCards`: also look for
+   * card numbers in clear (the archive-or-delete decision).
+   */
+  constructor(path: string, name: string, limits: IntakeLimits, opts: { fileBytes?: number; scanCards?: boolean } = {}) {
+    this.scanner = new BatchScanner(limits);
+    this.cards = opts.scanCards ? new CardScan() : undefined;
+    this.fileBytes = opts.fileBytes ?? 0;
+    const counted = {
+      update: (raw: Buffer) => {
+        this.hash.update(raw);
+        this.packedBytes += raw.length;
+      },
+    };
+    this.chunks = fileChunks(path, isGzip(name), counted, limits);
+  }
+
+  /**
+   * The entries of the next chunk of the file that holds any; undefined at its end. Throws a
+   * BatchSyntaxError or an IntakeLimitError the moment the bytes break the layout or a bound.
+   */
+  async next(): Promise<EntryItem[] | undefined> {
+    for (;;) {
+      const read = await this.chunks.next();
+      if (read.done) {
+        if (!this.done) this.scanner.end();
+        this.done = true;
+        return undefined;
+      }
+      this.cards?.push(read.value);
+      const entries = this.take(this.scanner.push(read.value));
+      if (entries.length > 0) return entries;
+    }
+  }
+
+  /** Reads the rest of the file without handing anything over (its structure is still checked). */
+  async drain(): Promise<void> {
+    while (await this.next());
+  }
+
+  /** Once `done`: what a separate first pass used to compute. */
+  summary(): ReadSummary {
+    if (!this.done) throw new Error('the file has not been read to its end');
+    this.digest ??= this.hash.digest('hex');
+    return { sha256: this.digest, header: this.header, entryCount: this.entryCount };
+  }
+
+  /** Whether a card number in clear was seen (with `scanCards`, once `done`). */
+  get sawCardNumber(): boolean {
+    return this.cards?.found ?? false;
+  }
+
+  /**
+   * The number of entries the whole file holds: exact once read to the end (a file smaller
+   * than one read chunk is, at its first entries), else projected from the bytes read so far.
+   */
+  estimatedEntries(): number {
+    if (this.done || this.fileBytes === 0 || this.packedBytes >= this.fileBytes) return this.entryCount;
+    return Math.max(this.entryCount, Math.round((this.entryCount * this.fileBytes) / this.packedBytes));
+  }
+
+  private take(items: ScanItem[]): EntryItem[] {
+    const entries: EntryItem[] = [];
+    for (const item of items) {
+      if (item.kind === 'entry') entries.push(item);
+      else {
+        if (this.entryCount + entries.length > 0) this.headerAfterEntries = true;
+        this.header[item.key] = item.value;
+      }
+    }
+    this.entryCount += entries.length;
+    return entries;
+  }
+}
