@@ -10,6 +10,17 @@ import type { Sql } from 'postgres';
 
 const MAX_PREPARED_PARAMS = 64;
 
+let sent = 0;
+
+/**
+ * Statements sent through preparingClient since the process started, a transaction's BEGIN
+ * and COMMIT counted as two: the round trips the benches report per request. Statements the
+ * driver sends by other ways (COPY, tagged templates) are not counted.
+ */
+export function statementsSent(): number {
+  return sent;
+}
+
 type Unsafe = (query: string, args?: unknown[], options?: Record<string, unknown>) => unknown;
 
 /** The same client, with `unsafe` preparing small statements, in transactions and savepoints too. */
@@ -19,12 +30,15 @@ export function preparingClient<T extends Sql>(sql: T): T {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (prop === 'unsafe') {
         const unsafe = value as Unsafe;
-        return (query: string, args: unknown[] = [], options: Record<string, unknown> = {}) =>
-          unsafe.call(target, query, args, args.length > 0 && args.length <= MAX_PREPARED_PARAMS ? { ...options, prepare: true } : options);
+        return (query: string, args: unknown[] = [], options: Record<string, unknown> = {}) => {
+          sent++;
+          return unsafe.call(target, query, args, args.length > 0 && args.length <= MAX_PREPARED_PARAMS ? { ...options, prepare: true } : options);
+        };
       }
       if (prop === 'begin' || prop === 'savepoint') {
         const open = value as (...a: unknown[]) => unknown;
         return (...a: unknown[]) => {
+          sent += 2;
           const fn = a.pop() as (tx: Sql) => unknown;
           return open.call(target, ...a, (tx: Sql) => fn(preparingClient(tx)));
         };

@@ -38,18 +38,31 @@ export async function attemptNow(deps: OrderDeps, req: AuthorizeRequest, attempt
   const startedAt = deps.clock.now();
   const t0 = performance.now();
   const res = await callProcessor(() => charge(deps, req));
-  const latencyMs = Math.round(performance.now() - t0);
-  const status: CitStatus = res.approved ? 'APPROVED' : res.challenge ? 'CHALLENGE' : 'DECLINED';
-  const cls = res.approved ? undefined : answerClassification(res, 'iso8583', { cardBrand: cardBrand ?? null, at: startedAt });
-  const reason = res.approved ? null : res.reason ?? cls?.reason ?? null;
+  const a = attemptOf(deps, req, res, { attemptNo, planReason, cardBrand, startedAt, latencyMs: Math.round(performance.now() - t0) });
   attemptsTotal.inc({ outcome: res.approved ? 'approved' : 'declined' });
+  return a;
+}
+
+export interface AttemptFacts {
+  attemptNo: number;
+  planReason: string;
+  cardBrand?: string | null | undefined;
+  startedAt: Date;
+  latencyMs: number;
+}
+
+/** The processor's answer read into a status and an attempt row (the caller counts it once it is stored). */
+export function attemptOf(deps: Pick<OrderDeps, 'clock'>, req: AuthorizeRequest, res: ProcessorResponse & { routeTaken?: string }, f: AttemptFacts): RealtimeAttempt {
+  const status: CitStatus = res.approved ? 'APPROVED' : res.challenge ? 'CHALLENGE' : 'DECLINED';
+  const cls = res.approved ? undefined : answerClassification(res, 'iso8583', { cardBrand: f.cardBrand ?? null, at: f.startedAt });
+  const reason = res.approved ? null : res.reason ?? cls?.reason ?? null;
   return {
     status,
     reason,
     challenge: res.challenge,
     confirmationId: res.approved ? res.processorRef : null,
     row: {
-      attemptNo,
+      attemptNo: f.attemptNo,
       idempotencyKey: req.idempotencyKey,
       status: res.approved ? 'approved' : 'declined',
       responseCode: res.responseCode,
@@ -57,9 +70,9 @@ export async function attemptNow(deps: OrderDeps, req: AuthorizeRequest, attempt
       declineClass: cls?.class ?? null,
       reason,
       processorRef: res.processorRef,
-      latencyMs,
-      planReason,
-      startedAt,
+      latencyMs: f.latencyMs,
+      planReason: f.planReason,
+      startedAt: f.startedAt,
       finishedAt: deps.clock.now(),
       accountId: res.accountId ?? null,
       route: res.routeTaken ?? res.route ?? null,

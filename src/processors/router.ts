@@ -19,7 +19,7 @@ import { GatewayError, type AccountType, type ChargeRequest, type Connector, typ
 import { FIELD_CUSTOMER, FIELD_PAYMENT_METHOD } from './order-facts.ts';
 import { ACCOUNT_KINDS } from './registry.ts';
 import { chooseAccount } from './routing.ts';
-import type { AuthorizeRequest, LookupRequest, Processor, ProcessorResponse, RefundRequest, Route } from './types.ts';
+import { localAnswersOf, type AuthorizeRequest, type LookupRequest, type Processor, type ProcessorResponse, type RefundRequest, type Route } from './types.ts';
 
 export type ProcessorSettings = ResolvedConfig['processor'];
 
@@ -140,7 +140,7 @@ export function createProcessorRouter(deps: RouterDeps): Processor {
     return deps.sandbox;
   }
 
-  return {
+  const router: Processor = {
     // The sandbox's name where it stands behind the router: the engine reads its ISO codes as before.
     name: deps.sandbox?.name ?? 'gateways',
     async route(req) {
@@ -182,4 +182,18 @@ export function createProcessorRouter(deps: RouterDeps): Processor {
       return found && { ...respond(found, entry, 'pinned'), replayed: true };
     },
   };
+  // A charge the built-in sandbox would make is answered locally as it is without the router.
+  const local = localAnswersOf(deps.sandbox);
+  if (local) {
+    router.local = {
+      of: router,
+      async authorizeFirst(req) {
+        const t = await target(req);
+        if (t.live?.connector) return undefined;
+        const a = await local.authorizeFirst(req);
+        return a && { ...a, response: { ...a.response, accountId: t.live?.row.id ?? null, route: t.route } };
+      },
+    };
+  }
+  return router;
 }

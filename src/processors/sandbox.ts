@@ -5,7 +5,9 @@
 // whatever the clock says by then. Calls that arrive together are answered as one group
 // (group commit): one read of their references' earlier calls beside one read of the cards
 // not seen yet, one insert of the new answers, then every caller gets its answer. One call at a
-// time, these were four statements and a decryption per call.
+// time, these were four statements and a decryption per call. The first call of an order can
+// also be answered without storing (`local`): CIT evaluate stores that answer in the statement
+// that writes the order, so a charge and its order are committed together or not at all.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../db/client.ts';
 import { callsOfReferences, findProcessorCalls, insertProcessorCalls, type NewProcessorCall, type ProcessorCallRow } from '../db/queries/processor-calls.ts';
@@ -15,7 +17,7 @@ import type { Logger } from '../log.ts';
 import { sandboxTestCards, type TestCard, type TestCardList } from '../vault/test-cards.ts';
 import { testCardResolver, type CardRef, type CardVault } from './sandbox-cards.ts';
 import { decideAuthorize, decideRefund, decideVoid, NOT_A_TEST_CARD, sandboxRef, type PriorCall, type StoredAnswer } from './sandbox-outcomes.ts';
-import type { AuthorizeRequest, Processor, ProcessorResponse, RefundRequest } from './types.ts';
+import type { AuthorizeRequest, LocalAnswer, Processor, ProcessorResponse, RefundRequest } from './types.ts';
 
 export interface SandboxDeps {
   db: Db;
@@ -119,15 +121,27 @@ export function createSandboxProcessor(deps: SandboxDeps): Processor {
     return r;
   }
 
+  function decideCharge(request: AuthorizeRequest): Call['decide'] {
+    return (prior, now, card) => {
+      if (!card) return NOT_A_TEST_CARD;
+      const answer = decideAuthorize(card, request, now, prior);
+      return answer.approved ? { ...answer, amount: request.amount, currency: request.currency } : answer;
+    };
+  }
+
   async function authorize(request: AuthorizeRequest): Promise<ProcessorResponse> {
-    return call({
-      op: 'authorize', key: request.idempotencyKey, reference: request.reference, card: { merchantId: request.merchantId, cardToken: request.cardToken },
-      decide: (prior, now, card) => {
-        if (!card) return NOT_A_TEST_CARD;
-        const answer = decideAuthorize(card, request, now, prior);
-        return answer.approved ? { ...answer, amount: request.amount, currency: request.currency } : answer;
-      },
-    });
+    return call({ op: 'authorize', key: request.idempotencyKey, reference: request.reference, card: { merchantId: request.merchantId, cardToken: request.cardToken }, decide: decideCharge(request) });
+  }
+
+  /** The answer to the first call of a reference, as `authorize` would give it, left for the caller to store. */
+  async function authorizeFirst(request: AuthorizeRequest): Promise<LocalAnswer> {
+    const [card] = await cardsOf([{ merchantId: request.merchantId, cardToken: request.cardToken }]);
+    if (latencyMs > 0) await sleep(latencyMs);
+    const now = clock.now();
+    const answer: StoredAnswer = { ...decideCharge(request)([], now, card), processorRef: sandboxRef(request.idempotencyKey) };
+    log?.debug({ op: 'authorize', idempotencyKey: request.idempotencyKey, reference: request.reference, approved: answer.approved, responseCode: answer.responseCode }, 'sandbox answered, for the caller to store');
+    const record = { idempotencyKey: request.idempotencyKey, operation: 'authorize' as const, reference: request.reference, approved: answer.approved, response: answer, createdAt: now };
+    return { response: respond(answer, false), record };
   }
 
   async function refund(request: RefundRequest): Promise<ProcessorResponse> {
@@ -141,5 +155,7 @@ export function createSandboxProcessor(deps: SandboxDeps): Processor {
     return call({ op: 'void', key: request.idempotencyKey, reference: request.reference, decide: (prior) => ({ ...decideVoid(request.processorRef, prior), of: request.processorRef }) });
   }
 
-  return { name: 'sandbox', authorize, refund, void: voidCharge };
+  const sandbox: Processor = { name: 'sandbox', authorize, refund, void: voidCharge };
+  sandbox.local = { of: sandbox, authorizeFirst };
+  return sandbox;
 }

@@ -104,6 +104,35 @@ export interface Processor {
   reconcileBy?(accountId: string | null, merchantId: string): Promise<'replay' | 'lookup'>;
   lookup?(request: LookupRequest): Promise<ProcessorResponse | null>;
   authorize(request: AuthorizeRequest): Promise<ProcessorResponse>;
+  /** Present on processors whose record of a charge is a row in rescued's own database (the sandbox). */
+  local?: LocalAnswers;
   refund(request: RefundRequest): Promise<ProcessorResponse>;
   void(request: Omit<RefundRequest, 'amount'>): Promise<ProcessorResponse>;
+}
+
+/** A first authorization answered but not yet stored: it binds only once `record` is stored. */
+export interface LocalAnswer {
+  response: ProcessorResponse;
+  /** The processor_calls row that makes the answer the processor's record of the call. */
+  record: { idempotencyKey: string; operation: 'authorize'; reference: string; approved: boolean; response: unknown; createdAt: Date };
+}
+
+/**
+ * A processor whose record of a call lives in rescued's own database can answer a first call
+ * without writing it, so that the caller stores the record in its own statement beside the
+ * order (one round trip instead of three). The caller must store the record only if the
+ * reference has no earlier calls (the answer assumes none), and atomically with whatever
+ * relies on it: an answer never stored was never given.
+ */
+export interface LocalAnswers {
+  /** The processor these answers stand for: a copy of it with another `authorize` (a wrapper) is not answered for. */
+  readonly of: Processor;
+  /** Undefined when this call must go through `authorize` (the charge would leave rescued). */
+  authorizeFirst(request: AuthorizeRequest): Promise<LocalAnswer | undefined>;
+}
+
+/** The processor's local answers, if they stand for this very processor. */
+export function localAnswersOf(processor: Processor | undefined): LocalAnswers | undefined {
+  const local = processor?.local;
+  return local && local.of === processor ? local : undefined;
 }
