@@ -60,6 +60,11 @@ export const FORMAT_WORDS: Readonly<Record<string, string>> = Object.fromEntries
   Object.entries(FORMATS).map(([name, def]) => [name, def.words]),
 );
 
+/** Each format's check, as Ajv runs it (a RegExp is tested, a function called). */
+export const FORMAT_CHECKS: Readonly<Record<string, FormatDef['validate']>> = Object.fromEntries(
+  Object.entries(FORMATS).map(([name, def]) => [name, def.validate]),
+);
+
 // allErrors: every problem of an entry is reported at once (it costs only on failure).
 // verbose: errors carry their schema, so range messages can state both bounds.
 // messages: false: the model writes its own words (see field-errors.ts).

@@ -1,8 +1,8 @@
 // Normalisation before validation: one pass over the input that yields the canonical form
-// the schemas describe, copying only the objects that change. Real clients send the spellings the spec's own listings use
-// (IsDeclined, isDecline, SiteUrl, zipCode, ExpirationMonth), null for absent optional
-// fields, numbers as numeric strings where one listing types them as string, and dates
-// as ISO 8601 or RFC 1123 (DESIGN.md §2 "Leniency").
+// the schemas describe, copying only the objects that change. Real clients send the
+// spellings the spec's own listings use (IsDeclined, isDecline, SiteUrl, zipCode,
+// ExpirationMonth), null for absent optional fields, numbers as numeric strings where one
+// listing types them as string, and dates as ISO 8601 or RFC 1123 (DESIGN.md §2 "Leniency").
 //
 // Keys are matched case-insensitively against the fields of the object they appear in,
 // which covers capitalised keys at every level; the key maps are built once from the
@@ -16,34 +16,10 @@ import type { FieldError } from '../error-types.ts';
 import { MODEL_WARNINGS } from './codes.ts';
 import { toCalendarDate, toUtcDateTime } from './dates.ts';
 import { countryCodeFromName } from './reference.ts';
+import { assertKnownKeywords, leafCheck } from './checks.ts';
+import { compileShape, INVALID, slotOf, type Norm, type Note, type Shape, type Slot } from './shape-code.ts';
 
 export type Coercer = (value: unknown) => unknown;
-type Norm = (value: unknown, notes: Note[]) => unknown;
-
-interface Slot {
-  readonly key: string;
-  /** Position in the schema's property order. */
-  readonly index: number;
-  readonly norm: Norm | undefined;
-  /** The shape of an object field, or of the items of an array field. */
-  readonly shape: Shape | undefined;
-}
-
-interface Shape {
-  /** Canonical spellings only: the fast path. */
-  readonly canonical: ReadonlyMap<string, Slot>;
-  /** Lower-cased canonical names and aliases: the path for other spellings. */
-  readonly folded: ReadonlyMap<string, Slot>;
-  readonly ignored: ReadonlySet<string>;
-}
-
-// A warning is noted against the object it was found in; its dotted path is worked out
-// only when there is a warning to report, so the common case builds no path strings.
-interface Note {
-  readonly owner: object;
-  readonly key: string;
-  readonly code: 'WARN_MODEL_UNKNOWN_FIELD' | 'WARN_MODEL_DUPLICATE_FIELD';
-}
 
 export interface ShapeOptions {
   /** Leaf coercions by canonical path; array items are written `orderItems[].quantity`. */
@@ -54,9 +30,6 @@ export interface ShapeOptions {
   readonly ignoreTopLevel?: readonly string[];
 }
 
-// A body with thousands of stray keys gets a bounded answer.
-const MAX_NOTES = 20;
-const MAX_KEY_CHARS = 64;
 const INTEGER_TEXT = /^\s*-?\d{1,15}\s*$/;
 
 // Already an upper-case code (the common case): nothing to allocate.
@@ -92,72 +65,23 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function note(notes: Note[], owner: object, key: string, code: Note['code']): void {
-  if (notes.length < MAX_NOTES) notes.push({ owner, key: key.slice(0, MAX_KEY_CHARS), code });
+// In checking mode a value of the wrong kind is INVALID at once; otherwise it is handed on
+// as it is, for the schema to reject.
+function objectNorm(shape: Shape, checked: boolean, path: string): Norm {
+  const norm = compileShape(shape, checked, path);
+  const other = checked ? INVALID : undefined;
+  return (value, notes) => (isPlainObject(value) ? norm(value, notes) : (other ?? value));
 }
 
-// Keys that are not canonical spellings: other spellings of a field (IsDeclined, zipCode)
-// fill the field's place in `values` unless the canonical spelling carries a value (it
-// wins, whatever the order of the keys); unknown keys are noted and dropped.
-function otherKeys(shape: Shape, input: Record<string, unknown>, values: unknown[], notes: Note[]): void {
-  for (const rawKey of Object.keys(input)) {
-    if (shape.canonical.has(rawKey)) continue;
-    const slot = slotOf(shape, rawKey);
-    if (slot === undefined) {
-      if (!shape.ignored.has(rawKey)) note(notes, input, rawKey, 'WARN_MODEL_UNKNOWN_FIELD');
-      continue;
-    }
-    const value = input[rawKey];
-    if (value === null || value === undefined) continue;
-    if (values[slot.index] !== undefined) note(notes, input, rawKey, 'WARN_MODEL_DUPLICATE_FIELD');
-    else values[slot.index] = value;
-  }
-}
-
-type ObjectNorm = (input: Record<string, unknown>, notes: Note[]) => Record<string, unknown>;
-
-// One object shape's normaliser, generated as code (as Ajv generates its validators): each
-// canonical field is read at its own property-access site, so V8's inline caches stay
-// monomorphic, where a loop over `input[key]` is one megamorphic site for every key. A
-// count of the input's keys tells whether any key is not a canonical spelling; only then
-// are the keys walked (otherKeys). Copy on write: an object whose keys are canonical and
-// whose values need no change is returned as it is; otherwise the copy is built in schema
-// order, so every output of a shape has the same key order for the validator.
-function compileShape(shape: Shape): ObjectNorm {
-  const slots = [...shape.canonical.values()];
-  const key = (s: Slot) => JSON.stringify(s.key);
-  const vars = slots.map((_, i) => `v${i}`);
-  const body = [
-    'let n = 0; let changed = false;',
-    ...slots.map((s, i) => `let v${i} = input[${key(s)}]; if (v${i} !== undefined) { n++; if (v${i} === null) { v${i} = undefined; changed = true; } }`),
-    'let keys = 0; for (const _ in input) keys++;',
-    `if (keys !== n) { const a = [${vars.join(', ')}]; otherKeys(shape, input, a, notes); changed = true; ${vars.map((v, i) => `${v} = a[${i}];`).join(' ')} }`,
-    ...slots.flatMap((s, i) => (s.norm ? [`if (v${i} !== undefined) { const w = norm${i}(v${i}, notes); if (w !== v${i}) { v${i} = w; changed = true; } }`] : [])),
-    'if (!changed) return input;',
-    'const out = {};',
-    ...slots.map((s, i) => `if (v${i} !== undefined) out[${key(s)}] = v${i};`),
-    'return out;',
-  ].join('\n');
-  const norms = slots.map((s) => s.norm);
-  const factory = new Function('shape', 'otherKeys', ...norms.map((_, i) => `norm${i}`), `return function normalise(input, notes) {\n${body}\n};`);
-  return factory(shape, otherKeys, ...norms) as ObjectNorm;
-}
-
-function objectNorm(shape: Shape): Norm {
-  const norm = compileShape(shape);
-  return (value, notes) => (isPlainObject(value) ? norm(value, notes) : value);
-}
-
-function slotOf(shape: Shape, rawKey: string): Slot | undefined {
-  return shape.canonical.get(rawKey) ?? shape.folded.get(rawKey.toLowerCase());
-}
-
-function arrayNorm(item: Norm): Norm {
+function arrayNorm(item: Norm | undefined, checked: boolean, maxItems: number): Norm | undefined {
+  if (!item) return undefined;
   return (value, notes) => {
-    if (!Array.isArray(value)) return value;
+    if (!Array.isArray(value)) return checked ? INVALID : value;
+    if (checked && value.length > maxItems) return INVALID;
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const next = value[i] === null ? null : item(value[i], notes);
+      const next = value[i] === null ? (checked ? INVALID : null) : item(value[i], notes);
+      if (next === INVALID) return INVALID;
       if (out !== undefined) out.push(next);
       else if (next !== value[i]) (out = value.slice(0, i)).push(next);
     }
@@ -165,12 +89,30 @@ function arrayNorm(item: Norm): Norm {
   };
 }
 
-function buildShape(schema: TSchema, path: string, opts: ShapeOptions): Shape {
+// An array item that is neither an object nor an array, in checking mode: coerced, then
+// checked, as a field of an object is (shape-code.ts).
+function leafItemNorm(schema: TSchema, coerce: Coercer | undefined, path: string): Norm {
+  const check = leafCheck(schema, path);
+  return (value) => {
+    const v = coerce ? coerce(value) : value;
+    return check(v) ? v : INVALID;
+  };
+}
+
+interface Build extends ShapeOptions {
+  /** Checking mode: see shape-code.ts. */
+  readonly checked: boolean;
+}
+
+function buildShape(schema: TSchema, path: string, opts: Build): Shape {
+  if (opts.checked) assertKnownKeywords(schema, path);
   const canonical = new Map<string, Slot>();
   const folded = new Map<string, Slot>();
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+  const required = new Set((schema.required ?? []) as string[]);
   for (const [key, child] of Object.entries(properties)) {
-    const slot: Slot = { key, index: canonical.size, ...buildField(child, join(path, key), opts) };
+    const at = join(path, key);
+    const slot: Slot = { key, index: canonical.size, required: required.has(key), path: at, ...buildField(child, at, opts) };
     canonical.set(key, slot);
     folded.set(key.toLowerCase(), slot);
   }
@@ -186,16 +128,21 @@ function buildShape(schema: TSchema, path: string, opts: ShapeOptions): Shape {
 
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
-function buildField(schema: TSchema, path: string, opts: ShapeOptions): Pick<Slot, 'norm' | 'shape'> {
+function buildField(schema: TSchema, path: string, opts: Build): Pick<Slot, 'norm' | 'shape' | 'leaf'> {
   if (schema.type === 'object') {
     const shape = buildShape(schema, path, opts);
-    return { norm: objectNorm(shape), shape };
+    return { norm: objectNorm(shape, opts.checked, path), shape, leaf: undefined };
   }
   if (schema.type === 'array') {
-    const item = buildField(schema.items as TSchema, `${path}[]`, opts);
-    return { norm: item.norm && arrayNorm(item.norm), shape: item.shape };
+    if (opts.checked) assertKnownKeywords(schema, path);
+    const items = schema.items as TSchema;
+    const item = buildField(items, `${path}[]`, opts);
+    const itemNorm = opts.checked && item.leaf ? leafItemNorm(items, opts.coerce?.[`${path}[]`], path) : item.norm;
+    const maxItems = (schema.maxItems as number | undefined) ?? Infinity;
+    if (opts.checked && schema.minItems !== undefined) throw new Error(`${path}: minItems has no fast check`);
+    return { norm: arrayNorm(itemNorm, opts.checked, maxItems), shape: item.shape, leaf: undefined };
   }
-  return { norm: opts.coerce?.[path], shape: undefined };
+  return { norm: opts.coerce?.[path], shape: undefined, leaf: opts.checked ? schema : undefined };
 }
 
 /**
@@ -218,24 +165,37 @@ function pathOf(shape: Shape, root: Record<string, unknown>, target: object, pat
   return undefined;
 }
 
-/**
- * A normaliser for one object schema. It returns the canonical form of an object input,
- * or a non-object input as it is, for the schema to reject. The input is never changed;
- * the result shares the parts that needed no change with it.
- */
-export function makeNormaliser(schema: TSchema, opts: ShapeOptions): (input: unknown, warnings: FieldError[]) => unknown {
+function build(schema: TSchema, opts: Build): (input: unknown, warnings: FieldError[]) => unknown {
   for (const path of Object.keys(opts.coerce ?? {})) assertPath(schema, path);
   const shape = buildShape(schema, '', opts);
-  const norm = objectNorm(shape);
+  const norm = objectNorm(shape, opts.checked, '');
   return (input, warnings) => {
     const notes: Note[] = [];
     const out = norm(input, notes);
+    if (out === INVALID) return out;
     for (const n of notes) {
       const field = join(pathOf(shape, input as Record<string, unknown>, n.owner, '') ?? '', n.key);
       warnings.push({ field, code: n.code, message: `${field}: ${MODEL_WARNINGS[n.code].message}` });
     }
     return out;
   };
+}
+
+/**
+ * A normaliser for one object schema. It returns the canonical form of an object input,
+ * or a non-object input as it is, for the schema to reject. The input is never changed;
+ * the result shares the parts that needed no change with it.
+ */
+export function makeNormaliser(schema: TSchema, opts: ShapeOptions): (input: unknown, warnings: FieldError[]) => unknown {
+  return build(schema, { ...opts, checked: false });
+}
+
+/**
+ * The same normaliser in checking mode: the canonical form (and its warnings) when it
+ * satisfies every keyword of the schema, INVALID (and no warnings) otherwise.
+ */
+export function makeCheckingNormaliser(schema: TSchema, opts: ShapeOptions): (input: unknown, warnings: FieldError[]) => unknown {
+  return build(schema, { ...opts, checked: true });
 }
 
 // A coercion for a path the schema does not have would silently do nothing: fail at load.

@@ -5,10 +5,13 @@
 // value may share the objects that needed no normalising with it (the caller drops the
 // parsed input anyway, so nothing is copied for nothing).
 import type { ValidateFunction } from 'ajv';
+import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from '../error-types.ts';
 import { compile } from './formats.ts';
 import { fromAjv } from './field-errors.ts';
-import { coercers, makeNormaliser } from './normalise.ts';
+import { leafCheck } from './checks.ts';
+import { coercers, makeCheckingNormaliser, makeNormaliser, type ShapeOptions } from './normalise.ts';
+import { INVALID } from './shape-code.ts';
 import { checkEvaluateRules, type ModelMode } from './rules.ts';
 import {
   BatchEntrySchema, BatchHeaderSchema, EvaluateRequestSchema,
@@ -34,7 +37,7 @@ export interface BatchEntryOptions extends ModelOptions {
 
 const DEFAULT_ORDER_SOURCE: OrderSource = 'ecommerce';
 
-const normaliseEvaluate = makeNormaliser(EvaluateRequestSchema, {
+const EVALUATE_SHAPE: ShapeOptions = {
   aliases: { isDecline: 'isDeclined' },
   coerce: {
     sequenceNumber: coercers.integer,
@@ -52,21 +55,38 @@ const normaliseEvaluate = makeNormaliser(EvaluateRequestSchema, {
     'subscription.currency': coercers.code,
     'orderItems[].quantity': coercers.integer,
   },
-});
-
-const normaliseHeader = makeNormaliser(BatchHeaderSchema, {
+};
+const HEADER_SHAPE: ShapeOptions = {
   ignoreTopLevel: ['requests'],
   coerce: { expiryDateUtc: coercers.dateTime, authorizationToken: coercers.bearer },
-});
-
-const normaliseTokenize = makeNormaliser(TokenizeRequestSchema, {
-  coerce: { 'payment_method.credit_card.number': coercers.digitsOnly },
-});
+};
+const TOKENIZE_SHAPE: ShapeOptions = { coerce: { 'payment_method.credit_card.number': coercers.digitsOnly } };
 
 export const evaluateValidator: ValidateFunction<EvaluateRequest> = compile(EvaluateRequestSchema);
 export const batchEntryValidator: ValidateFunction<BatchEntry> = compile(BatchEntrySchema);
-const headerValidator: ValidateFunction<BatchHeader> = compile(BatchHeaderSchema);
-const tokenizeValidator: ValidateFunction<TokenizeRequest> = compile(TokenizeRequestSchema);
+
+type Normaliser = (input: unknown, warnings: FieldError[]) => unknown;
+
+// One input's model: the checking normaliser answers valid inputs in one walk; an input
+// it calls INVALID is normalised again and run through Ajv with allErrors, which lists
+// every problem (that walk costs only on failure).
+interface Model {
+  readonly check: Normaliser;
+  readonly normalise: Normaliser;
+  readonly validator: ValidateFunction;
+}
+
+function model(schema: TSchema, shape: ShapeOptions, validator: ValidateFunction): Model {
+  return { check: makeCheckingNormaliser(schema, shape), normalise: makeNormaliser(schema, shape), validator };
+}
+
+const EVALUATE = model(EvaluateRequestSchema, EVALUATE_SHAPE, evaluateValidator);
+const BATCH_ENTRY = model(BatchEntrySchema, EVALUATE_SHAPE, batchEntryValidator);
+const HEADER = model(BatchHeaderSchema, HEADER_SHAPE, compile<BatchHeader>(BatchHeaderSchema));
+const TOKENIZE = model(TokenizeRequestSchema, TOKENIZE_SHAPE, compile<TokenizeRequest>(TokenizeRequestSchema));
+
+// The batch default must satisfy the field it fills, as Ajv would check it after the fact.
+const expiryValid = leafCheck(EvaluateRequestSchema.properties.expiryDateUtc, 'expiryDateUtc');
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -92,11 +112,29 @@ interface Checked {
   warnings: FieldError[];
 }
 
-function checkEvaluate(input: unknown, validator: ValidateFunction, mode: ModelMode, defaultExpiry?: string): Checked {
-  const warnings: FieldError[] = [];
+// The value, normalised, defaulted and known to satisfy the schema; undefined when Ajv
+// must look at it. A default that does not satisfy its field is left for Ajv to report.
+function checkedValue(input: unknown, m: Model, defaultExpiry: string | undefined, warnings: FieldError[]): unknown {
+  const checked = m.check(input, warnings);
+  if (checked === INVALID) return undefined;
+  const fills = defaultExpiry !== undefined && (checked as Record<string, unknown>).expiryDateUtc === undefined;
+  return fills && !expiryValid(defaultExpiry) ? undefined : withDefaults(input, checked, defaultExpiry);
+}
+
+// Ajv's verdict, with every problem, on the normalised value.
+function validated(value: unknown, m: Model, errors: FieldError[]): unknown {
+  if (!m.validator(value)) fromAjv(m.validator.errors, errors);
+  return value;
+}
+
+function checkEvaluate(input: unknown, m: Model, mode: ModelMode, defaultExpiry?: string): Checked {
+  let warnings: FieldError[] = [];
   const errors: FieldError[] = [];
-  const value = withDefaults(input, normaliseEvaluate(input, warnings), defaultExpiry);
-  if (!validator(value)) fromAjv(validator.errors, errors);
+  let value = checkedValue(input, m, defaultExpiry, warnings);
+  if (value === undefined) {
+    warnings = [];
+    value = validated(withDefaults(input, m.normalise(input, warnings), defaultExpiry), m, errors);
+  }
   checkEvaluateRules(value, mode, errors, warnings);
   return { value, errors, warnings };
 }
@@ -107,32 +145,32 @@ function answer<T>(c: Checked): Validation<T> {
     : { ok: false, errors: c.errors, warnings: c.warnings };
 }
 
-function checkSimple(input: unknown, normalise: typeof normaliseHeader, validator: ValidateFunction): Checked {
+function checkSimple(input: unknown, m: Model): Checked {
   const warnings: FieldError[] = [];
+  const value = m.check(input, warnings);
+  if (value !== INVALID) return { value, errors: [], warnings };
   const errors: FieldError[] = [];
-  const value = normalise(input, warnings);
-  if (!validator(value)) fromAjv(validator.errors, errors);
-  return { value, errors, warnings };
+  return { value: validated(m.normalise(input, warnings), m, errors), errors, warnings };
 }
 
 /** POST /v1/evaluate body: a CIT or MIT evaluate request. */
 export function validateEvaluate(input: unknown, opts: ModelOptions): Validation<EvaluateRequest> {
-  return answer(checkEvaluate(input, evaluateValidator, opts.mode));
+  return answer(checkEvaluate(input, EVALUATE, opts.mode));
 }
 
 /** One entry of a batch file's `requests`: an evaluate request with sequenceNumber. */
 export function validateBatchEntry(input: unknown, opts: BatchEntryOptions): Validation<BatchEntry> {
-  return answer(checkEvaluate(input, batchEntryValidator, opts.mode, opts.defaultExpiryDateUtc));
+  return answer(checkEvaluate(input, BATCH_ENTRY, opts.mode, opts.defaultExpiryDateUtc));
 }
 
 /** The batch file header (mid, authorizationToken, expiryDateUtc); `requests` is ignored. */
 export function validateBatchHeader(input: unknown): Validation<BatchHeader> {
-  return answer(checkSimple(input, normaliseHeader, headerValidator));
+  return answer(checkSimple(input, HEADER));
 }
 
 /** POST /v1/tokenize body. */
 export function validateTokenize(input: unknown): Validation<TokenizeRequest> {
-  return answer(checkSimple(input, normaliseTokenize, tokenizeValidator));
+  return answer(checkSimple(input, TOKENIZE));
 }
 
 /**
@@ -141,5 +179,5 @@ export function validateTokenize(input: unknown): Validation<TokenizeRequest> {
  * becomes a warning and its field is left out of the value; absent fields are fine.
  */
 export function validateTransmit(input: unknown, opts: ModelOptions): Validation<TransmitRequest> {
-  return answer(leniently(checkEvaluate(input, evaluateValidator, opts.mode)));
+  return answer(leniently(checkEvaluate(input, EVALUATE, opts.mode)));
 }
