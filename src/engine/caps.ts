@@ -52,6 +52,16 @@ export function capBounds(brand: Brand, cardAttempts: readonly AttemptRecord[], 
   return bounds;
 }
 
+/** How many more attempts the card's 30-day caps allow from now (declines per 24 h aside). */
+export function attemptsLeftUnderCaps(brand: Brand, cardAttempts: readonly AttemptRecord[], rules: Rules, nowMs: number): number {
+  const recent = cardAttempts.filter((a) => a.at.getTime() > nowMs - WINDOW_30_DAYS_MS).length;
+  let cap = Infinity;
+  if (visaRulesApply(brand)) cap = Math.min(cap, rules.visa.maxReattemptsPer30Days);
+  if (mastercardRulesApply(brand)) cap = Math.min(cap, rules.mastercard.maxAttemptsPer30Days);
+  if (!visaRulesApply(brand) && !mastercardRulesApply(brand)) cap = Math.min(cap, rules.otherBrands.maxAttemptsPer30Days);
+  return Math.max(0, cap - recent);
+}
+
 /**
  * A stop that another order of the same card earned within 30 days: a Visa category 1 code
  * (the issuer will never approve this credential) or a Mastercard MAC that speaks for the card

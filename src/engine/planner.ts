@@ -5,7 +5,7 @@
 import type { Brand } from './brands.ts';
 import { mastercardRulesApply, normaliseBrand, visaRulesApply } from './brands.ts';
 import type { Bound } from './caps.ts';
-import { capBounds, cardLevelStop } from './caps.ts';
+import { attemptsLeftUnderCaps, capBounds, cardLevelStop } from './caps.ts';
 import type { Classification } from './classify.ts';
 import type { Plan, PlanInput, RetryReason } from './plan-types.ts';
 import type { SoftKind } from './reasons.ts';
@@ -13,7 +13,7 @@ import type { Rules } from './rules.ts';
 import { defaultRules } from './rules.ts';
 import { MINUTE_MS, hash32, utcOffsetMs } from './time.ts';
 import type { TimingContext } from './timing.ts';
-import { dailySlot, lastMorningBefore, minGapMs, paydayMorning, usableModel } from './timing.ts';
+import { dailySlot, genericGapMs, genericPaydaySlot, lastMorningBefore, minGapMs, paydayMorning, usableModel } from './timing.ts';
 
 export function plan(input: PlanInput): Plan {
   const rules = input.rules ?? defaultRules;
@@ -77,10 +77,13 @@ function schedule(input: PlanInput, rules: Rules, brand: Brand): Plan {
     spreadMs: spreadFor(order.id, timing.spreadMs),
     model: usableModel(input.model),
   };
-  return choose(kind, earliest, deadline, anchor, attempts.length, ctx);
+  // Generic retries share the time left evenly among the attempts the order and the card may still make.
+  const left = Math.min(rules.maxAttemptsPerOrder - attempts.length, attemptsLeftUnderCaps(brand, input.cardAttempts, rules, nowMs));
+  const gap = genericGapMs(attempts.length, timing, deadline - anchor, left);
+  return choose(kind, earliest, deadline, gap, anchor, ctx);
 }
 
-function choose(kind: SoftKind, earliest: number, deadline: number, anchor: number, attemptsSoFar: number, ctx: TimingContext): Plan {
+function choose(kind: SoftKind, earliest: number, deadline: number, genericGap: number, anchor: number, ctx: TimingContext): Plan {
   if (kind === 'temporary') return retry(earliest, 'temporary_backoff');
   if (kind === 'funds') {
     const payday = paydayMorning(earliest, ctx);
@@ -88,7 +91,9 @@ function choose(kind: SoftKind, earliest: number, deadline: number, anchor: numb
     const morning = lastMorningBefore(earliest, deadline, ctx);
     return retry(morning < deadline ? morning : lastChance(earliest, deadline, ctx), 'last_chance_before_expiry');
   }
-  const daily = dailySlot(earliest, anchor, attemptsSoFar, ctx);
+  const daily = dailySlot(earliest, anchor, genericGap, ctx);
+  const payday = genericPaydaySlot(earliest, daily, genericGap, ctx);
+  if (payday !== undefined && payday < deadline) return retry(payday, 'payday_morning');
   if (daily < deadline) return retry(daily, 'daily_spacing');
   // The deadline comes before the next gap: one last try as late as is safe.
   return retry(lastChance(earliest, deadline, ctx), 'last_chance_before_expiry');

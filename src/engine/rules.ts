@@ -42,10 +42,13 @@ export const defaultRules = {
   // Amex, Discover and others publish no reattempt cap we know of; Visa's is applied so no
   // brand is retried more freely than the strictest network.
   otherBrands: { maxAttemptsPer30Days: 15 },
-  // Per order: 8 attempts. Stripe's Smart Retries recommend 8 tries as the default, and 8
-  // leaves room under Visa's 15 per 30 days for a second order of the same card in the same
-  // window (a monthly renewal falling inside another order's retry period).
-  maxAttemptsPerOrder: 8,
+  // Per order: 15 attempts, Visa's allowance per card in 30 days (the strictest network's),
+  // so a generic decline can spend it across its retry window: the rescue-quality simulation
+  // (docs/engine-rescue-quality.md) recovered more with it, at fewer attempts per recovered
+  // order than retrying once. Funds declines use fewer by themselves (one try per payday).
+  // The cost: an order that spends them all leaves a second order of the same Visa card in
+  // the same 30 days waiting until its attempts age out of the window (the card caps below).
+  maxAttemptsPerOrder: 15,
   timing: {
     // A plan is never for "now": at least this far ahead, so `at > now` always holds.
     minLeadMs: 60_000,
@@ -58,25 +61,37 @@ export const defaultRules = {
     // Soft-funds: the next payday morning in the payer's time, but never sooner than this
     // after the previous attempt.
     fundsMinGapMs: 12 * HOUR_MS,
-    // Local morning window [start, end) in whole hours of the payer's clock: salaries land
-    // overnight and are spent during the day.
-    morningStartLocalHour: 6,
-    morningEndLocalHour: 9,
-    paydayDaysOfMonth: [1, 15],
+    // Local morning window [start, end) in whole hours of the payer's clock: salaries are
+    // booked overnight and spent during the day. It starts at 8:00, when a payday's credit is
+    // there: US payroll credits must be available by 9:00 local (NACHA), European salary
+    // transfers are booked overnight; at 6:00 some are not booked yet (docs/engine.md).
+    morningStartLocalHour: 8,
+    morningEndLocalHour: 10,
+    // Common pay dates: the 1st and the 15th (US semi-monthly pay), the 25th (monthly pay in
+    // Sweden, the Netherlands, Japan and others), the 28th (a common monthly date in the UK),
+    // and the last business day (monthly pay in most of Europe and for US monthly payrolls).
+    paydayDaysOfMonth: [1, 15, 25, 28],
     paydayLastBusinessDay: true,
+    // A pay date on a Saturday or Sunday is paid the Friday before (the usual rule for
+    // payroll in the US and Europe), so the weekend day itself is not tried.
+    paydayWeekendToFriday: true,
     // 0 = Sunday … 6 = Saturday; weekly and bi-weekly pay lands on Fridays.
     paydayWeekdays: [5],
-    // Soft-generic: a day after the decline, then a gap that grows by a day with each attempt
-    // of the order (1, 2, 3 … days, at most a week), so the attempts an order may make reach
-    // across its whole retry window instead of being spent in its first week: issuers' holds
-    // lift over days to weeks (Recurly: recoveries 2–12 days after the decline, temporary holds
-    // up to 15), and the rescue-quality simulation (docs/engine-rescue-quality.md) recovered
-    // 2.8–4.1 points more of all orders this way than with daily spacing, with fewer attempts.
-    // Never sooner than the minimum gap, used only when the expiry leaves no room for the gap.
-    genericSpacingMs: 24 * HOUR_MS,
-    genericSpacingGrowthMs: 24 * HOUR_MS,
+    // Soft-generic: two days after the previous attempt (the first two days after the
+    // decline), growing by `genericSpacingGrowthMs` per attempt up to `genericMaxGapMs`; but
+    // never longer than an even share of the time left to the deadline among the attempts
+    // the order and the card may still make, so the allowance reaches across the whole
+    // window (issuers' holds lift over days to weeks: Recurly sees recoveries 2–12 days after
+    // the decline, temporary holds up to 15) and the last try comes close to the deadline.
+    // Never sooner than the minimum gap.
+    genericSpacingMs: 48 * HOUR_MS,
+    genericSpacingGrowthMs: 0,
     genericMaxGapMs: 7 * 24 * HOUR_MS,
     genericMinGapMs: 6 * HOUR_MS,
+    // A generic retry moves to a payday morning within this share of its gap either side of
+    // its slot: many 05s are a shortage of money the issuer does not name (about half, by
+    // Adyen's figures), and a hold lifts whatever the hour. 0 turns it off.
+    genericPaydayPull: 0.5,
     // Deterministic spread from a hash of the order id, so a batch of orders with one
     // payday does not hit the processor in the same minute.
     spreadMs: 60 * 60_000,

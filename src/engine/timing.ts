@@ -59,7 +59,17 @@ function preferModelDay(firstMs: number, ctx: TimingContext): number {
 }
 
 export function isPayday(localDayMs: number, timing: Timing): boolean {
-  if (timing.paydayWeekdays.includes(weekdayOf(localDayMs))) return true;
+  const weekday = weekdayOf(localDayMs);
+  if (timing.paydayWeekdays.includes(weekday)) return true;
+  const weekend = weekday === 0 || weekday === 6;
+  if (weekend && timing.paydayWeekendToFriday) return false;
+  if (isDatePayday(localDayMs, timing)) return true;
+  // A pay date on a weekend is paid the Friday before.
+  if (weekday !== 5 || !timing.paydayWeekendToFriday) return false;
+  return isDatePayday(localDayMs + DAY_MS, timing) || isDatePayday(localDayMs + 2 * DAY_MS, timing);
+}
+
+function isDatePayday(localDayMs: number, timing: Timing): boolean {
   const { year, month, day } = calendarOf(localDayMs);
   if (timing.paydayDaysOfMonth.includes(day)) return true;
   return timing.paydayLastBusinessDay && day >= 26 && day === lastBusinessDay(year, month);
@@ -95,19 +105,29 @@ export function lastMorningBefore(earliestMs: number, deadlineMs: number, ctx: T
   return deadlineMs;
 }
 
-/** The gap a generic retry keeps after the previous attempt: a day, growing with each attempt, up to the cap. */
-export function genericGapMs(attemptsSoFar: number, timing: Timing): number {
-  return Math.min(timing.genericMaxGapMs, timing.genericSpacingMs + attemptsSoFar * timing.genericSpacingGrowthMs);
+/**
+ * The gap a generic retry keeps after the previous attempt: a day, growing with each attempt,
+ * up to the cap; but no longer than an even share of the time left among the attempts left
+ * (`attemptsLeft`), so the order's allowance is spent by its deadline, and never shorter than
+ * the minimum gap.
+ */
+export function genericGapMs(attemptsSoFar: number, timing: Timing, timeLeftMs = Infinity, attemptsLeft = 0): number {
+  const growing = Math.min(timing.genericMaxGapMs, timing.genericSpacingMs + attemptsSoFar * timing.genericSpacingGrowthMs);
+  const even = attemptsLeft > 0 ? timeLeftMs / attemptsLeft : Infinity;
+  return Math.max(timing.genericMinGapMs, Math.min(growing, even));
 }
 
-/** Generic: a growing gap after the previous attempt, nudged to the merchant's best hour, spread. */
-export function dailySlot(earliestMs: number, anchorMs: number, attemptsSoFar: number, ctx: TimingContext): number {
-  const base = Math.max(earliestMs, anchorMs + genericGapMs(attemptsSoFar, ctx.timing));
+/** Generic: `gapMs` after the previous attempt, nudged to the merchant's best hour, spread. */
+export function dailySlot(earliestMs: number, anchorMs: number, gapMs: number, ctx: TimingContext): number {
+  const base = Math.max(earliestMs, anchorMs + gapMs);
   if (!ctx.model) return base + ctx.spreadMs;
   let best = base;
   let bestWeight = -Infinity;
+  // A later hour is tried from its start (in the payer's clock), so the spread below keeps the
+  // attempt inside the best hour whatever minute the gap ended on.
+  const hourStart = base - ((((base + ctx.offsetMs) % HOUR_MS) + HOUR_MS) % HOUR_MS);
   for (let k = 0; k < ctx.timing.modelNudgeWindowHours; k++) {
-    const t = base + k * HOUR_MS;
+    const t = k === 0 ? base : hourStart + k * HOUR_MS;
     const w = ctx.model.hourWeights[localHour(t, ctx.offsetMs)] ?? 0;
     if (w > bestWeight) {
       best = t;
@@ -115,6 +135,19 @@ export function dailySlot(earliestMs: number, anchorMs: number, attemptsSoFar: n
     }
   }
   return best + (ctx.spreadMs % HOUR_MS);
+}
+
+/**
+ * Generic: a payday morning within half the gap either side of the generic slot, when there
+ * is one. Many generic declines (05, do not honour) are a shortage of money the issuer does not
+ * name, and a hold lifts whatever the hour, so aiming a generic retry at a payday morning
+ * costs the holds nothing and catches the money that came in.
+ */
+export function genericPaydaySlot(earliestMs: number, slotMs: number, gapMs: number, ctx: TimingContext): number | undefined {
+  const slack = gapMs * ctx.timing.genericPaydayPull;
+  if (slack <= 0) return undefined;
+  const payday = nextPaydayMorning(Math.max(earliestMs, slotMs - slack), ctx, Math.ceil(2 * slack / DAY_MS) + 1);
+  return payday !== undefined && payday <= slotMs + slack ? payday : undefined;
 }
 
 // Validation is memoised per model object: the same model serves every order of a merchant.

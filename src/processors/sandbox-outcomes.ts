@@ -9,6 +9,18 @@ import { localDayStart, utcOffsetMs, MINUTE_MS } from '../engine/time.ts';
 import type { TestCard } from '../vault/test-cards.ts';
 import type { AuthorizeRequest, ProcessorResponse } from './types.ts';
 
+// The payday card's own calendar, as samples/test-cards.json documents it: the 1st, the 15th,
+// the last business day and Fridays, whatever day of the week a date falls on. It is the
+// issuer's side of the test, so it stays put when the planner's beliefs about paydays are
+// tuned (src/engine/rules.ts).
+const CARD_PAYDAYS = {
+  ...defaultRules.timing,
+  paydayDaysOfMonth: [1, 15],
+  paydayLastBusinessDay: true,
+  paydayWeekendToFriday: false,
+  paydayWeekdays: [5],
+};
+
 /** What is stored per idempotency key: the answer, and for a charge what it captured. */
 export type StoredAnswer = Omit<ProcessorResponse, 'replayed'> & {
   amount?: number;
@@ -54,7 +66,7 @@ export function decideAuthorize(card: TestCard | undefined, request: AuthorizeRe
       return charges.length >= o.attempts ? approve() : decline(o.declineCode, o.reason);
     case 'approve_on_payday': {
       const localDay = localDayStart(now.getTime(), utcOffsetMs(request.timezoneUtcOffset));
-      return isPayday(localDay, defaultRules.timing) ? approve() : decline(o.declineCode, o.reason);
+      return isPayday(localDay, CARD_PAYDAYS) ? approve() : decline(o.declineCode, o.reason);
     }
     case 'issuer_outage_then_approve':
       return first !== undefined && now.getTime() - first >= o.outageMinutes * MINUTE_MS ? approve() : decline(o.declineCode, o.reason);

@@ -71,7 +71,7 @@ async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop: ()
  * A UUID fixed by the seed and the payer: the planner spreads attempts by a hash of the order
  * id, so random ids would make two runs with one seed differ.
  */
-function orderUuid(seed: number, index: number): string {
+export function orderUuid(seed: number, index: number): string {
   const h = createHash('sha256').update(`rescue-sim:${seed}:${index}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

@@ -35,9 +35,9 @@ const EXPECTED: Record<string, [status: string, attempts: number, reason: string
   '0019': ['EXPIRED', 0, 'hard_decline: suspected_fraud'], '0127': ['EXPIRED', 0, 'card_data_required_mit: cvv_failure'],
   '3184': ['EXPIRED', 0, 'authentication_required_mit'], '0341': ['EXPIRED', 0, 'visa_category_1: code R1'],
   '5100': ['EXPIRED', 0, 'hard_decline: closed_account'],
-  // decline, soft: retried until the order's cap (8) or the deadline.
-  '0002': ['EXPIRED', 8, 'order_attempt_cap: 8 attempts'], '8431': ['EXPIRED', 8, 'order_attempt_cap: 8 attempts'],
-  '9424': ['EXPIRED', 8, 'order_attempt_cap: 8 attempts'], '0119': ['EXPIRED', 8, 'order_attempt_cap: 8 attempts'],
+  // decline, soft: retried until the order's cap (15, Visa's allowance per card in 30 days) or the deadline.
+  '0002': ['EXPIRED', 15, 'order_attempt_cap: 15 attempts'], '8431': ['EXPIRED', 15, 'order_attempt_cap: 15 attempts'],
+  '9424': ['EXPIRED', 15, 'order_attempt_cap: 15 attempts'], '0119': ['EXPIRED', 15, 'order_attempt_cap: 15 attempts'],
   // 51 on every attempt: one try per payday morning (Mar 6, 13, 15, 20, 27, 31), one last try
   // just before the deadline (no morning is left), then the deadline.
   '9995': ['EXPIRED', 7, 'expiry_reached'],

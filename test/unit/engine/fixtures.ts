@@ -64,9 +64,11 @@ export function localClock(at: Date, offsetMinutes: number) {
   return { year: d.getUTCFullYear(), month: d.getUTCMonth(), day: d.getUTCDate(), weekday: d.getUTCDay(), hour: d.getUTCHours() };
 }
 
-/** 1st, 15th, last Monday–Friday of the month, or a Friday. */
+/** A Friday, or a Monday–Friday that is the 1st, 15th, 25th, 28th or last Monday–Friday of the month. */
 export function isLocalPayday(c: ReturnType<typeof localClock>): boolean {
-  if (c.weekday === 5 || c.day === 1 || c.day === 15) return true;
+  if (c.weekday === 5) return true;
+  if (c.weekday === 0 || c.weekday === 6) return false;
+  if ([1, 15, 25, 28].includes(c.day)) return true;
   const last = new Date(Date.UTC(c.year, c.month + 1, 0));
   while (last.getUTCDay() === 0 || last.getUTCDay() === 6) last.setUTCDate(last.getUTCDate() - 1);
   return c.day === last.getUTCDate();

@@ -32,10 +32,10 @@ describe('stops', () => {
     expect(plan(input({ decline: decline({ responseCode: 'N7', cardBrand: 'VISA' }) }))).toMatchObject({ reason: 'card_data_required_mit' });
   });
 
-  it('stops at the per-order attempt cap (8)', () => {
-    const o = order();
-    const attempts = Array.from({ length: 8 }, (_, i) => declinedAt(o.createdAt.getTime() + (i + 1) * D));
-    const p = plan(input({ order: o, attempts, cardAttempts: attempts, now: new Date(o.createdAt.getTime() + 9 * D) }));
+  it('stops at the per-order attempt cap (15)', () => {
+    const o = order({ expiryDateUtc: new Date(Date.UTC(2026, 3, 30)) });
+    const attempts = Array.from({ length: 15 }, (_, i) => declinedAt(o.createdAt.getTime() + (i + 1) * D));
+    const p = plan(input({ order: o, attempts, cardAttempts: attempts, now: new Date(o.createdAt.getTime() + 16 * D) }));
     expect(p).toMatchObject({ action: 'stop', reason: 'order_attempt_cap' });
   });
 
@@ -138,7 +138,8 @@ describe('Visa 30-day reattempt cap', () => {
     const now = o.createdAt.getTime();
     const card = Array.from({ length: 15 }, (_, i) => declinedAt(now - 20 * H + i * H));
     const rules = resolveRules({ visa: { maxReattemptsPer30Days: 20 } });
-    expect(retryAt(plan(input({ order: o, cardAttempts: card, rules }))).getTime()).toBeLessThan(now + 2 * D);
+    // Not held back until the window frees (25 days on): the next try keeps the usual spacing.
+    expect(retryAt(plan(input({ order: o, cardAttempts: card, rules }))).getTime()).toBeLessThan(now + 3 * D);
   });
 });
 
@@ -147,7 +148,7 @@ describe('insufficient funds: payday mornings in the payer’s time', () => {
   const offsets: [sent: number, minutes: number][] = [[-5, -300], [1, 60], [9.5, 570], [570, 570], [-300, -300], [14, 840], [-12, -720], [5.75, 345]];
   const nows = ['2026-03-10T14:00:00Z', '2026-03-13T02:00:00Z', '2026-04-29T23:30:00Z', '2026-05-30T08:00:00Z', '2026-12-31T18:00:00Z'];
 
-  it.each(offsets)('offset %s lands on a local payday between 06:00 and 09:00', (sent, minutes) => {
+  it.each(offsets)('offset %s lands on a local payday between 08:00 and 10:00', (sent, minutes) => {
     for (const iso of nows) {
       const createdAt = new Date(iso);
       const o = order({ createdAt, timezoneUtcOffset: sent, expiryDateUtc: new Date(createdAt.getTime() + 30 * D) });
@@ -156,8 +157,8 @@ describe('insufficient funds: payday mornings in the payer’s time', () => {
       const at = retryAt(p);
       const local = localClock(at, minutes);
       expect(isLocalPayday(local), `${iso} ${sent} → ${at.toISOString()}`).toBe(true);
-      expect(local.hour).toBeGreaterThanOrEqual(6);
-      expect(local.hour).toBeLessThan(9);
+      expect(local.hour).toBeGreaterThanOrEqual(8);
+      expect(local.hour).toBeLessThan(10);
       expect(at.getTime() - createdAt.getTime()).toBeGreaterThanOrEqual(12 * H);
       expect(at.getTime() - createdAt.getTime()).toBeLessThan(9 * D);
     }
@@ -168,7 +169,7 @@ describe('insufficient funds: payday mornings in the payer’s time', () => {
     const createdAt = new Date('2026-03-02T10:00:00Z');
     const o = order({ createdAt, expiryDateUtc: new Date('2026-03-05T12:00:00Z') });
     const p = plan(input({ order: o, decline: decline({ responseCode: '51', cardBrand: 'VISA' }) }));
-    expect(p).toEqual({ action: 'retry', at: new Date('2026-03-05T06:00:00Z'), reason: 'last_chance_before_expiry' });
+    expect(p).toEqual({ action: 'retry', at: new Date('2026-03-05T08:00:00Z'), reason: 'last_chance_before_expiry' });
   });
 });
 
@@ -193,49 +194,88 @@ describe('temporary issuer errors: soon, with growing gaps', () => {
   });
 });
 
-describe('generic soft declines: about daily', () => {
-  it('plans a day after the last attempt, within the spread', () => {
-    const o = order();
-    const at = retryAt(plan(input({ order: o }))).getTime();
-    expect(at - o.createdAt.getTime()).toBeGreaterThanOrEqual(24 * H);
-    expect(at - o.createdAt.getTime()).toBeLessThan(25 * H);
+describe('generic soft declines: every two days at most, the allowance spread to the deadline', () => {
+  // Sunday 1 March 2026, 14:00 UTC: no payday within a day of the slot two days later.
+  const sunday = new Date('2026-03-01T14:00:00Z');
+
+  it('plans two days after the last attempt, within the spread', () => {
+    const o = order({ createdAt: sunday, expiryDateUtc: new Date(sunday.getTime() + 30 * D) });
+    const p = plan(input({ order: o }));
+    expect(p).toMatchObject({ action: 'retry', reason: 'daily_spacing' });
+    const at = retryAt(p).getTime();
+    expect(at - o.createdAt.getTime()).toBeGreaterThanOrEqual(48 * H);
+    expect(at - o.createdAt.getTime()).toBeLessThan(49 * H);
   });
 
   it('is deterministic, and spreads different orders', () => {
     const a = plan(input({ order: order({ id: 'a' }) }));
     expect(plan(input({ order: order({ id: 'a' }) }))).toEqual(a);
-    const times = new Set(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => retryAt(plan(input({ order: order({ id }) }))).getTime()));
+    const times = new Set(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => retryAt(plan(input({ order: order({ id, createdAt: sunday }) }))).getTime()));
     expect(times.size).toBeGreaterThan(1);
+  });
+
+  it('moves to a payday morning within half its gap, for the 05s that are a shortage of money', () => {
+    // Tuesday 10 March 14:00 UTC, 31 days to the deadline (the gap is its two-day cap): the slot
+    // is Thursday 14:00; Friday 13th 08:00 is within a day of it.
+    const o = order({ id: undefined, expiryDateUtc: new Date(Date.UTC(2026, 3, 10, 14)) });
+    const p = plan(input({ order: o }));
+    expect(p).toEqual({ action: 'retry', at: new Date('2026-03-13T08:00:00Z'), reason: 'payday_morning' });
+    const off = resolveRules({ timing: { genericPaydayPull: 0 } });
+    expect(plan(input({ order: o, rules: off }))).toEqual({ action: 'retry', at: new Date('2026-03-12T14:00:00Z'), reason: 'daily_spacing' });
   });
 
   it('moves to the merchant’s best local hour within the nudge window', () => {
     const hourWeights = Array.from({ length: 24 }, (_, h) => (h === 20 ? 5 : 1));
     const model = { hourWeights, dayOfMonthWeights: Array.from({ length: 31 }, () => 1) };
-    // Created 14:00 UTC; offset +3 → daily slot at 17:xx local; the best hour 20 is 3 h later.
-    const o = order({ timezoneUtcOffset: 3 });
+    // Offset +3 → the slot at 17:xx local; the best hour 20 is 3 h later.
+    const o = order({ createdAt: sunday, timezoneUtcOffset: 3, expiryDateUtc: new Date(sunday.getTime() + 30 * D) });
     const at = retryAt(plan(input({ order: o, model })));
     expect(localClock(at, 180).hour).toBe(20);
   });
 
-  it('lets the gap grow by a day with each attempt, up to a week, so the attempts reach across the window', () => {
-    const o = order({ expiryDateUtc: new Date(new Date('2026-03-10T14:00:00Z').getTime() + 60 * D) });
-    const attempts: ReturnType<typeof declinedAt>[] = [];
-    const gaps: number[] = [];
-    let last = o.createdAt.getTime();
-    for (let i = 0; i < 8; i++) {
-      const at = retryAt(plan(input({ order: o, attempts, cardAttempts: attempts, now: new Date(last) }))).getTime();
-      gaps.push(Math.floor((at - last) / D));
-      attempts.push(declinedAt(at));
-      last = at;
+  it('spends the order’s 15 attempts across its window, the last one close to the deadline', () => {
+    const o = order({ createdAt: sunday, expiryDateUtc: new Date(sunday.getTime() + 30 * D) });
+    const deadline = o.expiryDateUtc.getTime() - 30 * 60_000;
+    for (const rules of [resolveRules({ timing: { genericPaydayPull: 0 } }), resolveRules()]) {
+      const attempts: ReturnType<typeof declinedAt>[] = [];
+      let now = o.createdAt.getTime();
+      for (;;) {
+        const p = plan(input({ order: o, attempts, cardAttempts: attempts, now: new Date(now), rules }));
+        if (p.action === 'stop') {
+          expect(p.reason).toBe('order_attempt_cap');
+          break;
+        }
+        const at = retryAt(p).getTime();
+        expect(at - now).toBeGreaterThanOrEqual(6 * H);
+        expect(at - now).toBeLessThanOrEqual(3 * D);
+        expect(at).toBeLessThan(deadline);
+        attempts.push(declinedAt(at));
+        now = at;
+      }
+      expect(attempts).toHaveLength(15);
+      expect(deadline - now).toBeLessThan(2 * D);
     }
-    // Days after the previous attempt (the spread adds less than an hour): 1, 2, 3 … capped at 7.
-    expect(gaps).toEqual([1, 2, 3, 4, 5, 6, 7, 7]);
   });
 
-  it('tries once more just before expiry when a full day does not fit', () => {
+  it('keeps the two-day gap for the last attempt the card allows, rather than waiting for the deadline', () => {
+    const o = order({ createdAt: sunday, expiryDateUtc: new Date(sunday.getTime() + 30 * D) });
+    const attempts = Array.from({ length: 14 }, (_, i) => declinedAt(sunday.getTime() + (i + 1) * H));
+    const now = new Date(sunday.getTime() + 14 * H);
+    // One attempt left under Visa's 15 per 30 days: its even share of the window is 29 days, so
+    // the two-day cap on the gap decides (a hold lifts within days, not at the deadline).
+    const p = plan(input({ order: o, attempts, cardAttempts: attempts, now }));
+    expect(p).toMatchObject({ action: 'retry', reason: 'daily_spacing' });
+    const at = retryAt(p).getTime();
+    expect(at - attempts[13]!.at.getTime()).toBeGreaterThanOrEqual(2 * D);
+    expect(at - attempts[13]!.at.getTime()).toBeLessThan(2 * D + H);
+  });
+
+  it('shares a short window among the attempts left, never closer than the minimum gap', () => {
     const o = order({ expiryDateUtc: new Date(Date.UTC(2026, 2, 11, 0, 0)) });
-    // A minute before the deadline (expiry less the 30-minute margin): the claim sends only attempts due before it.
-    expect(plan(input({ order: o }))).toEqual({ action: 'retry', at: new Date(Date.UTC(2026, 2, 10, 23, 29)), reason: 'last_chance_before_expiry' });
+    const p = plan(input({ order: o }));
+    expect(p).toMatchObject({ action: 'retry', reason: 'daily_spacing' });
+    expect(retryAt(p).getTime() - o.createdAt.getTime()).toBeGreaterThanOrEqual(6 * H);
+    expect(retryAt(p).getTime()).toBeLessThan(Date.UTC(2026, 2, 10, 23, 30));
   });
 
   it('stops when even the minimum gap does not fit before expiry', () => {

@@ -22,8 +22,11 @@ describe('paydays', () => {
     expect(lastBusinessDay(2026, 5)).toBe(30); // June 2026: Tuesday
   });
   it.each([
-    ['2026-03-01', true], ['2026-03-15', true], ['2026-03-13', true], ['2026-03-31', true],
+    ['2026-04-01', true], ['2026-04-15', true], ['2026-03-13', true], ['2026-03-31', true],
     ['2026-03-10', false], ['2026-03-30', false], ['2026-05-29', true], ['2026-05-31', false],
+    // The 25th and the 28th; a pay date on a weekend is paid the Friday before, not on the day.
+    ['2026-03-25', true], ['2026-09-28', true], ['2026-03-26', false],
+    ['2026-03-01', false], ['2026-03-15', false], ['2026-02-27', true], ['2026-10-25', false], ['2026-10-23', true],
   ])('%s payday: %s', (iso, expected) => {
     expect(isPayday(day(iso), defaultRules.timing)).toBe(expected);
   });
@@ -39,9 +42,14 @@ describe('rules', () => {
     const r = resolveRules({ visa: { maxReattemptsPer30Days: 20 }, timing: { paydayWeekdays: [4, 5] }, mastercard: { adviceDelaysMs: { '31': 1 } } });
     expect(r.visa).toEqual({ maxReattemptsPer30Days: 20, category1: 'never' });
     expect(r.timing.paydayWeekdays).toEqual([4, 5]);
-    expect(r.timing.morningStartLocalHour).toBe(6);
+    expect(r.timing.morningStartLocalHour).toBe(8);
     expect(r.mastercard.adviceDelaysMs).toEqual({ '31': 1 });
     expect(defaultRules.visa.maxReattemptsPer30Days).toBe(15);
+  });
+  it('lets the weekend rule be turned off: the pay date itself is then the payday', () => {
+    const timing = resolveRules({ timing: { paydayWeekendToFriday: false, paydayWeekdays: [] } }).timing;
+    expect(isPayday(Date.parse('2026-03-15T00:00:00Z'), timing)).toBe(true);
+    expect(isPayday(Date.parse('2026-03-13T00:00:00Z'), timing)).toBe(false);
   });
 });
 
