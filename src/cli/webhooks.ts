@@ -38,10 +38,12 @@ export function webhookCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action((id: string | undefined, opts: { since?: string; mid?: string; failed?: boolean; json?: boolean }) =>
       withCore(program, async (core, print) => {
-        // Replaying by time is one statement over every event since then: the line shows it
-        // is still working (on a terminal only), since no count comes back before the end.
-        const progress = opts.since && !id ? cliProgress(ioOf(program), `webhooks replay --since ${opts.since}`, { ticking: true }) : undefined;
-        const res = await createWebhookOperations(core.database.db).replay({ id, ...opts }).finally(() => progress?.finish());
+        // Replaying by time goes a chunk of events at a time: the line shows how many of how
+        // many (on a terminal only; piped, nothing).
+        const progress = opts.since && !id ? cliProgress(ioOf(program), `webhooks replay --since ${opts.since}`, { unit: 'events' }) : undefined;
+        const res = await createWebhookOperations(core.database.db)
+          .replay({ id, ...opts }, progress && ((done, total) => progress.update(done, total)))
+          .finally(() => progress?.finish());
         print(opts.json ? res : [`replayed ${res.replayed.length} of ${res.events} event(s)`, ...res.replayed.map((r) => `${r.deliveryId}  ${r.webhookId}`)].join('\n'), opts.json);
       }),
     );

@@ -48,6 +48,9 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes,
     trustProxy: deps.trustProxy,
     return503OnClosing: true,
+    // A path fastify's router cannot read (bad percent-encoding, a parameter past its length
+    // limit) names no resource; fastify answered these itself, outside the catalogue (400, 414).
+    frameworkErrors: (err, _request, reply) => sendError(reply, err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new RescuedError('ERR_HTTP_NOT_FOUND') : new RescuedError('ERR_INTERNAL')),
     ...(deps.tls ? { https: deps.tls } : {}),
   });
   await app.register(formbody, { bodyLimit: deps.bodyLimitBytes });

@@ -28,7 +28,8 @@ export function createWebhookOperations(db: Db, clock: Clock = systemClock) {
     },
 
     /** By a delivery id (uuid) or an event's webhook-id (`msg_…`), or every event since a time. */
-    async replay(target: { id?: string | undefined; since?: string | undefined; mid?: string | undefined; failed?: boolean | undefined }) {
+    /** `onProgress` (with `since`): the events replayed so far and their total, after each chunk. */
+    async replay(target: { id?: string | undefined; since?: string | undefined; mid?: string | undefined; failed?: boolean | undefined }, onProgress?: (done: number, total: number) => void) {
       let selector: ReplaySelector;
       if (target.id && EVENT_ID.test(target.id)) selector = { eventId: target.id };
       else if (target.id && UUID.test(target.id)) selector = { deliveryId: target.id };
@@ -36,7 +37,7 @@ export function createWebhookOperations(db: Db, clock: Clock = systemClock) {
       else if (target.since) selector = { since: parseSince(target.since, clock.now()), mid: target.mid, onlyDead: target.failed ?? false };
       else throw new RescuedError('ERR_WEBHOOK_INVALID_INPUT', 'Name a delivery or webhook-id, or give --since.');
       if (target.mid && !UUID.test(target.mid)) throw new RescuedError('ERR_MERCHANT_NOT_FOUND', `No merchant with mid ${target.mid}.`);
-      const res = await replayWebhookEvents(db, selector, clock.now());
+      const res = await replayWebhookEvents(db, selector, clock.now(), onProgress);
       if (target.id && res.events === 0) throw new RescuedError('ERR_WEBHOOK_NOT_FOUND', `No webhook delivery or event ${target.id}.`);
       if (target.id && res.replayed.length === 0) throw new RescuedError('ERR_WEBHOOK_NOT_FOUND', `The merchant of ${target.id} has no webhook URL.`);
       return res;

@@ -15,6 +15,7 @@ export function startWebhooksStage(core: Core): Dispatcher {
     perEndpointConcurrency: c.perEndpointConcurrency,
     leaseSeconds: c.leaseSeconds,
     pollIntervalMs: c.pollIntervalMs,
+    retryDelaysMs: c.retryDelaysMs,
   });
   dispatcher.start();
   core.log.info({ stage: 'webhooks', maxInFlight: c.maxInFlight, perEndpointConcurrency: c.perEndpointConcurrency }, 'stage started');

@@ -59,7 +59,8 @@ async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<v
   errorPages(app);
   await app.register(fastifyStatic, { root: ASSETS, serve: false });
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
-    const file = FILES[request.params.file];
+    // Own keys only: `__proto__` or `constructor` found Object.prototype's members and crashed sendFile (500).
+    const file = Object.hasOwn(FILES, request.params.file) ? FILES[request.params.file] : undefined;
     if (!file) throw new RescuedError('ERR_HTTP_NOT_FOUND', 'No such asset.');
     return reply.header('cache-control', 'no-cache').sendFile(file[1], file[0], { cacheControl: false });
   });

@@ -1,6 +1,8 @@
 // POST /v1/orders/{orderSessionKey}/refund (also /refund and /v1/refund with the key in the
 // body): a full or partial refund of an APPROVED order.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fieldError, ROOT_FIELD } from '../../domain/field-errors.ts';
+import { RescuedError } from '../../errors.ts';
 import { readRefundBody, refundOrder } from '../../orders/refund.ts';
 import { orderKeyOf } from '../order-key.ts';
 import { OrderKeyParamsSchema, RefundBodySchema, RefundResponseSchema, errorResponses } from '../schemas.ts';
@@ -9,6 +11,12 @@ import type { Guarded } from '../guard.ts';
 
 export function refundRoutes(app: FastifyInstance, { deps, preHandler }: Guarded): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    // A body that is not an object (an array, a string, true) was read as no body at all: a
+    // full refund. No body is the full refund; any other body must be the refund's object.
+    const body = request.body;
+    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+      throw new RescuedError('ERR_MODEL_INVALID', undefined, [fieldError(ROOT_FIELD, 'ERR_MODEL_TYPE', 'must be an object')]);
+    }
     const key = orderKeyOf(request);
     const header = request.headers['idempotency-key'];
     const input = readRefundBody(request.body, typeof header === 'string' ? header : undefined);
