@@ -49,10 +49,13 @@ interface Trial {
 // Three orders per account and two calls at once per account (processor.accountConcurrency):
 // at the kill, each gateway holds calls in flight, and its third order waits unsent.
 const everyGateway = (ok: (c: { received: number; charged: number }) => boolean) => (calls: ReturnType<Gateways['calls']>) => GATEWAY_TYPES.every((t) => ok(calls[t]));
+// Each moment to kill is a window as long as the fakes' delay, which the test must see while
+// the suite loads both cores: 500–800 ms windows were missed there (all calls answered before
+// a poll came round), so the windows are two seconds.
 const TRIALS: Trial[] = [
-  { what: 'before any gateway answered', delayMs: 800, pauseMs: 0, killWhen: everyGateway((c) => c.received >= 1 && c.charged === 0) },
-  { what: 'after first answers, with a call in flight at each gateway', delayMs: 500, pauseMs: 0, killWhen: everyGateway((c) => c.charged >= 1 && c.received > c.charged) },
-  { what: 'with two answers per gateway received but not recorded, and a call in flight at each', delayMs: 600, pauseMs: 60_000, killWhen: everyGateway((c) => c.charged >= 2 && c.received > c.charged) },
+  { what: 'before any gateway answered', delayMs: 2000, pauseMs: 0, killWhen: everyGateway((c) => c.received >= 1 && c.charged === 0) },
+  { what: 'after first answers, with a call in flight at each gateway', delayMs: 2000, pauseMs: 0, killWhen: everyGateway((c) => c.charged >= 1 && c.received > c.charged) },
+  { what: 'with two answers per gateway received but not recorded, and a call in flight at each', delayMs: 2000, pauseMs: 60_000, killWhen: everyGateway((c) => c.charged >= 2 && c.received > c.charged) },
 ];
 
 interface Merchant {

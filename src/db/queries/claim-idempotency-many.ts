@@ -7,17 +7,10 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { HELD_CTE, TAKE_OVER, heldOf, orderIdTaken, type HeldKey } from './evaluation-json.ts';
 import { rowsOf } from './raw-rows.ts';
+import type { ClaimInput } from './idempotency.ts';
 
-export interface GroupClaim {
-  merchantId: string;
-  key: string;
-  route: string;
-  requestHash: string;
-  now: Date;
-  expiresAt: Date;
-  staleBefore: Date;
-  orderId: string;
-}
+/** A claim of the grouped path: claimIdempotency's, always with its orderId. */
+export type GroupClaim = ClaimInput & { orderId: string };
 
 export type GroupClaimed =
   | { kind: 'claimed' }

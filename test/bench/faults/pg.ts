@@ -27,7 +27,8 @@ export interface PrivatePg {
   remove(): void;
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 just now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

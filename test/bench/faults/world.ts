@@ -7,7 +7,6 @@
 import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -20,7 +19,7 @@ import { sandboxTestCards } from '../../../src/vault/test-cards.ts';
 import { sftp, sshKey, type ClientResult, type Login } from '../../helpers/sftp.ts';
 import { supervise, type Supervised } from './daemon.ts';
 import type { Fakes, Gateway } from './fakes.ts';
-import type { PrivatePg } from './pg.ts';
+import { freePort, type PrivatePg } from './pg.ts';
 import { startFlakyReceiver, type FlakyReceiver } from './receiver.ts';
 
 /** Approved at the first attempt (any processor), and a hard decline (EXPIRED at once, no retry). */
@@ -75,16 +74,6 @@ export interface World {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The campaign's settings: every wait the engine, sweeps, webhooks and processor make is short. */
 function campaignConfig(o: { dataDir: string; url: string; httpPort: number; sftpPort: number; sftpRoot: string; gatewayUrls: Record<string, string> }) {
