@@ -4,7 +4,7 @@
 // (the parse limit) and the same rows stored bare (the storage limit): one COPY on PostgreSQL,
 // multi-row INSERTs on PGlite.
 // `npm run bench -- intake [--entries N] [--db postgres|pglite]`
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,8 +118,7 @@ function parseBaseline(mid: string, cardTokens: string[]): Rate {
   return { label: 'whole-file JSON.parse (parse limit)', count: parsed.requests.length, seconds, perSecond: parsed.requests.length / seconds };
 }
 
-for (const kind of kinds) {
-  const root = mkdtempSync(join(tmpdir(), `rescued-bench-intake-${kind}-`));
+async function benchOn(kind: string, root: string): Promise<void> {
   for (const d of ['inbound', 'outbound', 'archive']) mkdirSync(join(root, d));
   const s = await setup(kind, root);
   const path = join(root, 'inbound', 'bench.json');
@@ -138,7 +137,18 @@ for (const kind of kinds) {
   const w = JSON.parse(res.stdout) as { status: string; counts: { accepted: number }; seconds: number; peakRssMiB: number };
   const ours: Rate = { label: 'rescued intake, end to end', count: w.counts.accepted, seconds: w.seconds, perSecond: w.counts.accepted / w.seconds };
   report(ours, parse);
-  console.log(`  vs storage limit: ${storage.label}: ${Math.round(storage.perSecond).toLocaleString('en-US')}/s → ratio ${(ours.perSecond / storage.perSecond).toFixed(2)}x`);
-  console.log(`  ingest status ${w.status}; peak RSS of the ingesting process: ${w.peakRssMiB} MiB${kind === 'postgres' ? ` (target < 256 MiB: ${w.peakRssMiB < 256 ? 'met' : 'NOT met'}); target ≥ 20,000 entries/s: ${ours.perSecond >= 20_000 ? 'met' : 'NOT met'}` : ' (PGlite runs inside this process)'}`);
+  const ratio = ours.perSecond / storage.perSecond;
+  console.log(`  vs storage limit: ${storage.label}: ${Math.round(storage.perSecond).toLocaleString('en-US')}/s → ratio ${ratio.toFixed(2)}x`);
+  console.log(`  ingest status ${w.status}; peak RSS of the ingesting process: ${w.peakRssMiB} MiB${kind === 'postgres' ? ` (target < 256 MiB: ${w.peakRssMiB < 256 ? 'met' : 'NOT met'}); target ≥ 0.7x of bare COPY: ${ratio >= 0.7 ? 'met' : 'NOT met'}` : ' (PGlite runs inside this process)'}`);
   await s.server?.drop();
+}
+
+for (const kind of kinds) {
+  // The generated file is as large as the run (1.86 GB at 1,000,000 entries): removed, pass or fail.
+  const root = mkdtempSync(join(tmpdir(), `rescued-bench-intake-${kind}-`));
+  try {
+    await benchOn(kind, root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
