@@ -85,7 +85,8 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
       try {
         files = await s.trial(ctx);
         await w.daemon.up();
-        await until(() => settled(w, files), 'every order final, every file written, every event delivered', SETTLE_MS);
+        const names = files.map((f) => f.name);
+        await until(async () => (await w.makeDue(names), settled(w, files)), 'every order final, every file written, every event delivered', SETTLE_MS);
       } catch (err) {
         ctx.fail((err as Error).message.split('\n')[0]!);
       }

@@ -71,6 +71,12 @@ export interface World {
   seed(file: string, entries: number, o: BatchShape): Promise<void>;
   /** `put` with the OpenSSH client into inbound/ (a temporary name, then rename, as careful clients do). */
   put(path: string, name: string): Promise<ClientResult>;
+  /**
+   * The files' orders waiting for a later attempt made due now, as if that time had come: the
+   * planner rightly puts a generic decline's next try days ahead, which no trial can wait for.
+   * Only the clock is skipped; claims, attempts and the rules run as they do.
+   */
+  makeDue(files: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -181,6 +187,12 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
       });
     },
     put: (path, name) => sftp(login, [`put ${path} inbound/.${name}.part`, `rename inbound/.${name}.part inbound/${name}`]),
+    async makeDue(files) {
+      await sql`
+        update orders o set next_attempt_at = now() - interval '1 second' from batches b
+        where b.id = o.batch_id and o.merchant_id = ${m.merchantId} and b.file_name in ${sql(files)}
+          and o.status = 'PENDING' and o.next_attempt_at > now() + interval '5 seconds'`;
+    },
     async close() {
       await daemon.stop();
       await Promise.all([receiver.close(), sql.end({ timeout: 5 })]);
