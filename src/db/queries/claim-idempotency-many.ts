@@ -5,7 +5,7 @@
 // a retry sent there could charge a gateway that does not dedupe keys a second time.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
-import { HELD_CTE, TAKE_OVER, heldOf, orderIdTaken, type HeldKey } from './evaluation-json.ts';
+import { HELD_CTE, TAKE_OVER, blockedBy, orderIdTaken, type HeldKey } from './evaluation-json.ts';
 import { rowsOf } from './raw-rows.ts';
 import type { ClaimInput } from './idempotency.ts';
 
@@ -47,10 +47,7 @@ const statement = (rows: string) => sql`
 
 function resultOf(row: Record<string, unknown>): GroupClaimed {
   if (row.claimed === true) return { kind: 'claimed' };
-  const held = heldOf(row);
-  if (held && row.held === true) return { kind: 'held', held };
-  if (row.order_id_taken === true) return { kind: 'order_id_taken' };
-  return { kind: 'again' };
+  return blockedBy(row) ?? { kind: 'again' };
 }
 
 /** One result per claim, in order; the keys of one call are distinct (the caller sees to it). */

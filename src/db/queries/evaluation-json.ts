@@ -63,6 +63,14 @@ export function heldOf(row: Record<string, unknown>): HeldKey | undefined {
   return { route: String(row.held_route), hash: String(row.held_hash), state: String(row.held_state), statusCode: row.held_status === null ? null : Number(row.held_status), response };
 }
 
+/** What kept a row of a group from being written, when it was the key's record or the orderId. */
+export function blockedBy(row: Record<string, unknown>): { kind: 'held'; held: HeldKey } | { kind: 'order_id_taken' } | undefined {
+  const held = heldOf(row);
+  if (held && row.held === true) return { kind: 'held', held };
+  if (row.order_id_taken === true) return { kind: 'order_id_taken' };
+  return undefined;
+}
+
 /**
  * Look-ups per input row go through a LATERAL subquery with LIMIT 1: the planner cannot turn
  * those into a hash join, which (estimating 100 rows for json_to_recordset) it chose for a

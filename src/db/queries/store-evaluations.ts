@@ -12,7 +12,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import type { NewApiAttempt, NewApiOrder } from './insert-api-order.ts';
-import { ATTEMPT_COLUMNS, HELD_CTE, ORDER_COLUMNS, PROCESSOR_CALL_COLUMNS, TAKE_OVER, attemptJson, columnsOf, heldOf, orderIdTaken, orderJson, type HeldKey } from './evaluation-json.ts';
+import { ATTEMPT_COLUMNS, HELD_CTE, ORDER_COLUMNS, PROCESSOR_CALL_COLUMNS, TAKE_OVER, attemptJson, columnsOf, blockedBy, orderIdTaken, orderJson, type HeldKey } from './evaluation-json.ts';
 import { rowsOf } from './raw-rows.ts';
 
 export interface Evaluation {
@@ -95,10 +95,7 @@ function rowJson(e: Evaluation, i: number): Record<string, unknown> {
 
 function resultOf(row: Record<string, unknown>): Stored {
   if (row.stored === true) return { kind: 'stored' };
-  const held = heldOf(row);
-  if (held && row.held === true) return { kind: 'held', held };
-  if (row.order_id_taken === true) return { kind: 'order_id_taken' };
-  return { kind: 'other' };
+  return blockedBy(row) ?? { kind: 'other' };
 }
 
 /** One result per evaluation, in order. Throws when a concurrent writer raced the group (nothing was kept). */

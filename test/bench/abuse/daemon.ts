@@ -3,11 +3,10 @@
 // with two merchants made by the CLI beforehand — the abuser, with an SFTP key allowed from
 // 127.0.0.1, and a neighbour whose folder the abuser must never reach.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
+import { createServerDatabase } from '../../helpers/db.ts';
 import { sshKey } from '../../helpers/sftp.ts';
 import { INTAKE_BOUNDS } from './batch-files.ts';
 import { SFTP_BOUNDS } from './sftp-abuse.ts';
@@ -83,22 +82,10 @@ function cli(env: NodeJS.ProcessEnv, args: string[]): string {
   return res.stdout;
 }
 
-async function scratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  const name = `rescued_abuse_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const a = postgres(base, { max: 1, onnotice: () => {} });
-      await a.unsafe(`drop database if exists ${name} with (force)`);
-      await a.end();
-    },
-  };
+/** A scratch database on the server of TEST_DATABASE_URL (the local one by default), dropped by the caller. */
+function serverDatabase() {
+  process.env.TEST_DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/test';
+  return createServerDatabase();
 }
 
 async function waitFor(read: () => string, pattern: RegExp, child: ChildProcess, timeoutMs = 120_000): Promise<RegExpMatchArray> {
@@ -117,7 +104,7 @@ export async function startStack(kind: Kind): Promise<Stack> {
   const dataDir = join(work, 'data');
   // Whatever fails while setting up, the folder and the scratch database go with it.
   const removeWork = () => rmSync(work, { recursive: true, force: true });
-  const db = kind === 'postgres' ? await scratchDatabase().catch((err: unknown) => (removeWork(), Promise.reject(err as Error))) : undefined;
+  const db = kind === 'postgres' ? await serverDatabase().catch((err: unknown) => (removeWork(), Promise.reject(err as Error))) : undefined;
   const undo = async (err: unknown): Promise<never> => {
     await db?.drop().catch(() => {});
     removeWork();
