@@ -129,7 +129,7 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
   const newRun = (refuse: FileRun['refuseIngested']): FileRun => ({
     deps, file, log, receivedAt, now, refuseIngested: refuse,
     ack: new AckWriter(file.outboundDir, file.name),
-    progress: intakeProgress(deps.db, deps.progressBesideTransaction ?? false, log),
+    progress: intakeProgress(deps.db, deps.progressBesideTransaction ?? false, log, file.mid),
   });
   let run: FileRun | undefined;
   let reader: BatchReader | undefined;

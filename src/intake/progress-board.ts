@@ -19,7 +19,6 @@ import type { Db } from '../db/client.ts';
 export interface IngestingFile {
   batchId: string;
   merchantId: string;
-  /** '' when the merchant's mid was not told (see `noteMerchant`). */
   mid: string;
   fileName: string;
   entryCount: number;
@@ -54,7 +53,7 @@ interface Entry {
 export interface ProgressBoard {
   /** Files being ingested, newest first; only `merchantId`'s when given. */
   files(merchantId?: string): IngestingFile[];
-  begin(row: { batchId: string; merchantId: string; fileName: string; entryCount: number; startedAt: Date }, mid?: string): void;
+  begin(row: { batchId: string; merchantId: string; fileName: string; entryCount: number; startedAt: Date }, mid: string): void;
   update(batchId: string, counts: { accepted: number; rejected: number }): void;
   /** The file's transaction is committing: shown until `settle` (its batch row replaces it). */
   end(batchId: string): void;
@@ -62,8 +61,6 @@ export interface ProgressBoard {
   drop(batchId: string): void;
   /** The ingest of this file returned (committed or not): its row goes. */
   settle(merchantId: string, fileName: string): void;
-  /** The mid shown for a merchant's files (the intake queue knows it from the SFTP login). */
-  noteMerchant(merchantId: string, mid: string): void;
   /** Whether an ingest holds the database's only connection now. */
   held(): boolean;
   /**
@@ -81,7 +78,6 @@ export interface ProgressBoard {
 
 export function createProgressBoard(now: () => number = Date.now): ProgressBoard {
   const files = new Map<string, IngestingFile>();
-  const mids = new Map<string, string>();
   const remembered = new Map<string, Entry>();
   const running = new Set<Promise<unknown>>();
   let holders = 0;
@@ -116,7 +112,7 @@ export function createProgressBoard(now: () => number = Date.now): ProgressBoard
       // A row of the same merchant and name is a leftover of an ingest of it that failed.
       for (const [id, f] of files) if (f.merchantId === row.merchantId && f.fileName === row.fileName) files.delete(id);
       const at = new Date(now());
-      files.set(row.batchId, { ...row, mid: mid ?? mids.get(row.merchantId) ?? '', acceptedCount: 0, rejectedCount: 0, updatedAt: at, endedAt: undefined });
+      files.set(row.batchId, { ...row, mid, acceptedCount: 0, rejectedCount: 0, updatedAt: at, endedAt: undefined });
     },
     update(batchId, counts) {
       const f = files.get(batchId);
@@ -133,7 +129,6 @@ export function createProgressBoard(now: () => number = Date.now): ProgressBoard
     settle(merchantId, fileName) {
       for (const [id, f] of files) if (f.merchantId === merchantId && f.fileName === fileName && f.endedAt) files.delete(id);
     },
-    noteMerchant: (merchantId, mid) => void mids.set(merchantId, mid),
     held: () => holders > 0,
     async holding(work) {
       if (holders === 0) await refresh();

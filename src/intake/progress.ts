@@ -40,12 +40,6 @@ export interface IntakeProgress {
 
 const NO_ROW: IntakeProgress = { start: async () => {}, update: async () => {}, end: async () => {}, abandon: async () => {} };
 
-/** The file's mid, bound on the file's logger by ingest.ts, for a board that was not told it. */
-function midOf(log: Logger): string | undefined {
-  const mid = (log.bindings?.() as { mid?: unknown } | undefined)?.mid;
-  return typeof mid === 'string' ? mid : undefined;
-}
-
 function progressRow(db: Db, log: Logger, now: () => number): IntakeProgress {
   let batchId: string | undefined;
   let last = 0;
@@ -80,13 +74,14 @@ function progressRow(db: Db, log: Logger, now: () => number): IntakeProgress {
   };
 }
 
-export function intakeProgress(db: Db, besideTransaction: boolean, log: Logger, now: () => number = Date.now, board: ProgressBoard = progressBoard(db)): IntakeProgress {
+/** `mid`: the file's merchant as the board shows it. */
+export function intakeProgress(db: Db, besideTransaction: boolean, log: Logger, mid: string, now: () => number = Date.now, board: ProgressBoard = progressBoard(db)): IntakeProgress {
   const row = besideTransaction ? progressRow(db, log, now) : NO_ROW;
   let batchId: string | undefined;
   return {
     async start(start) {
       batchId = start.batchId;
-      board.begin(start, midOf(log));
+      board.begin(start, mid);
       await row.start(start);
     },
     async update(counts) {

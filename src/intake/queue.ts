@@ -69,7 +69,6 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
     if (signal?.aborted) return;
     if (tries > 1 && !(await stat(file.path).catch(() => undefined))) return void log.info({ mid: file.mid, file: file.name }, 'file removed before its retry');
     const intakeFile: IntakeFile = { merchantId: file.merchantId, mid: file.mid, path: file.path, name: file.name, outboundDir: await opts.outboundFor(file.username) };
-    board.noteMerchant(file.merchantId, file.mid);
     // Where the file's transaction holds the only connection, readers are told so for its
     // whole ingest (progress-board.ts): they answer from memory instead of waiting for it.
     const run = () => ingestFile(deps, intakeFile);
