@@ -1,0 +1,78 @@
+// A database connection lost in the middle of a transaction (a server restart, a failover, an
+// administrator's pg_terminate_backend) fails that transaction and nothing else: the
+// statements its body still sends fail with the close's error, none of them runs outside the
+// transaction on a reconnected session, and the process does not crash. postgres-js 3.4.9 did
+// both (a TypeError thrown from a timer, statements committed on their own); the install
+// mends it (.config/patch-postgres.mjs). PGlite runs in this process: it has no connection to lose.
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServerDatabase, DB_KINDS } from '../../helpers/db.ts';
+
+// Skipped, and reported as skipped, without a PostgreSQL server (TEST_DATABASE_URL; .ci/run sets it).
+describe.skipIf(!DB_KINDS.includes('postgres'))('a connection lost inside a transaction, on PostgreSQL', () => {
+  let db: Awaited<ReturnType<typeof createServerDatabase>>;
+  let admin: postgres.Sql;
+  const uncaught: unknown[] = [];
+  const onUncaught = (err: unknown): void => void uncaught.push(err);
+
+  beforeAll(async () => {
+    db = await createServerDatabase();
+    admin = postgres(db.url, { max: 1, onnotice: () => {} });
+    await admin`create table lost_rows (n int)`;
+    process.on('uncaughtException', onUncaught);
+  });
+  afterAll(async () => {
+    process.off('uncaughtException', onUncaught);
+    await admin?.end();
+    await db?.drop();
+  });
+
+  /**
+   * Runs a transaction on a one-connection pool whose backend is terminated from outside; once
+   * the client has seen the close, `afterLoss` runs, then the body sends one more insert.
+   */
+  async function loseConnection(afterLoss: (sql: postgres.Sql) => Promise<unknown>): Promise<{ tx: unknown; insert: unknown; sql: postgres.Sql }> {
+    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+    let lost!: () => void;
+    const gone = new Promise<void>((r) => (lost = r));
+    let insert: Promise<unknown> = Promise.resolve();
+    const tx = sql.begin(async (t) => {
+      await t`insert into lost_rows values (1)`;
+      const [row] = await t<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
+      await admin`select pg_terminate_backend(${row!.pid})`;
+      await gone;
+      await afterLoss(sql);
+      insert = t`insert into lost_rows values (2)`.execute();
+      await insert;
+    });
+    const txError = await tx.then(() => null, (err: unknown) => (lost(), err));
+    // The body runs on after the transaction failed: wait for its insert to settle, and for the
+    // timers a write to the closed connection would have left behind.
+    await new Promise((r) => setTimeout(r, 100));
+    const insertError = await Promise.race([insert.then(() => null, (err: unknown) => err), new Promise((r) => setTimeout(() => r('still waiting after 2 s'), 2000))]);
+    await new Promise((r) => setTimeout(r, 100));
+    return { tx: txError, insert: insertError, sql };
+  }
+
+  it('the transaction and the statements its body sends afterwards fail; the process does not crash', async () => {
+    const { tx, insert, sql } = await loseConnection(async () => undefined);
+    expect(tx).toBeInstanceOf(Error);
+    expect(insert).toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(uncaught).toEqual([]);
+    // The pool recovers for the next caller.
+    expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
+    await sql.end();
+    expect(await admin`select count(*)::int as n from lost_rows`).toEqual([{ n: 0 }]);
+  });
+
+  it('a statement of the lost transaction never runs on the session the pool opens next', async () => {
+    const { insert, sql } = await loseConnection(async (pool) => {
+      // The one connection is opened again for another caller before the body goes on.
+      expect(await pool`select 1 as one`).toEqual([{ one: 1 }]);
+    });
+    expect(insert).toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(uncaught).toEqual([]);
+    await sql.end();
+    expect(await admin`select count(*)::int as n from lost_rows`).toEqual([{ n: 0 }]);
+  });
+});
