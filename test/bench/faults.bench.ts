@@ -83,6 +83,7 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
       };
       let files: TrialFile[] = [];
       try {
+        if (n > 1) await w.nextMerchant();
         files = await s.trial(ctx);
         await w.daemon.up();
         const names = files.map((f) => f.name);

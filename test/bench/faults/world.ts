@@ -1,7 +1,7 @@
 // One scenario's world: a database of its own on the private PostgreSQL cluster, a data folder
-// (its SFTP root perhaps on a small tmpfs), one merchant with an SSH key, its webhook endpoint
-// on the receiver, a long-lived access token for batch headers, test cards in the vault and,
-// for a gateway scenario, that gateway's fake as the merchant's default account. The daemon is
+// (its SFTP root perhaps on a small tmpfs) and, for each trial, a merchant with an SSH key, its
+// webhook endpoint on the receiver, a long-lived access token for batch headers, test cards in
+// the vault and, for a gateway scenario, that gateway's fake as its default account. The daemon is
 // configured through a config file (the webhook retry schedule is a list, which the
 // environment cannot carry) with short times, so that trials end in seconds.
 import { once } from 'node:events';
@@ -22,8 +22,15 @@ import type { Fakes, Gateway } from './fakes.ts';
 import { freePort, type PrivatePg } from './pg.ts';
 import { startFlakyReceiver, type FlakyReceiver } from './receiver.ts';
 
-/** Approved at the first attempt (any processor), and a hard decline (EXPIRED at once, no retry). */
-export const APPROVE = ['4111111111111111', '5555555555554444', '4242424242424242', '378282246310005'];
+/**
+ * Approved at the first attempt (the sandbox's test cards; a gateway fake answers as scripted),
+ * and a hard decline (EXPIRED at once, no retry). Eight cards: a merchant may charge one card at
+ * most 15 times in 30 days (Visa), so a trial's file of n orders needs n / 8 of those per card.
+ */
+export const APPROVE = [
+  '4111111111111111', '5555555555554444', '4242424242424242', '378282246310005',
+  '4000056655665556', '2223003122003222', '6011111111111117', '36227206271667',
+];
 export const HARD_DECLINE = '4000000000009987';
 
 export interface WorldOptions {
@@ -77,6 +84,12 @@ export interface World {
    * Only the clock is skipped; claims, attempts and the rules run as they do.
    */
   makeDue(files: string[]): Promise<void>;
+  /**
+   * A new merchant (SSH key, webhook endpoint, gateway accounts, cards, token) for the next
+   * trial: a card's reattempt counters are per merchant, and the trials of a scenario together
+   * charge the same test cards far more often than the networks allow one merchant in 30 days.
+   */
+  nextMerchant(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,6 +116,38 @@ function merge(base: Record<string, unknown>, over: Record<string, Record<string
   return out;
 }
 
+interface Merchant {
+  mid: string;
+  merchantId: string;
+  username: string;
+  webhookSecret: string;
+  bearer: string;
+  keyPath: string;
+  /** Card number → its vault token at this merchant. */
+  tokens: Map<string, string>;
+}
+
+/** A merchant as the operator would set one up, written through the daemon's own core. */
+async function addMerchant(a: { name: string; configFile: string; local: string; key: string; receiverUrl: string; gateways: Gateway[]; fakes: Fakes }): Promise<Merchant> {
+  const core = await openCore(loadConfig({ env: { RESCUED_CONFIG: a.configFile } }), createLogger({ level: 'silent' }));
+  const key = sshKey(a.local, a.key);
+  try {
+    const creds = await core.merchants.add({ name: a.name });
+    const merchantId = (await core.merchants.byMid(creds.mid)).id;
+    await core.merchants.addKey(creds.mid, key.publicText);
+    await core.merchants.allowIp(creds.mid, '127.0.0.1');
+    await core.merchants.setWebhook(creds.mid, a.receiverUrl);
+    const accounts = createAccountService({ db: core.database.db, ring: core.keyRing, mode: core.config.mode });
+    for (const [i, g] of a.gateways.entries()) await accounts.add(creds.mid, { type: g, label: g, isDefault: i === 0, credentials: a.fakes.credentials(g) as never });
+    const tokens = new Map<string, string>();
+    for (const n of [...APPROVE, HARD_DECLINE]) tokens.set(n, (await core.vault.tokenize(merchantId, { number: n, month: 12, year: 2035, firstName: 'Test', lastName: 'Payer' })).card.token);
+    const { token } = await core.tokens.issue({ merchantId, mid: creds.mid, clientId: creds.clientId });
+    return { mid: creds.mid, merchantId, username: creds.sftpUsername, webhookSecret: creds.webhookSecret, bearer: `Bearer ${token}`, keyPath: key.privatePath, tokens };
+  } finally {
+    await core.database.close();
+  }
+}
+
 export async function makeWorld(o: WorldOptions): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), `rescued-faults-${o.name}-`));
   const dataDir = join(dir, 'data');
@@ -116,26 +161,10 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const env = { RESCUED_CONFIG: configFile, NODE_EXTRA_CA_CERTS: o.fakes.caFile };
 
-  const core = await openCore(loadConfig({ env: { RESCUED_CONFIG: configFile } }), createLogger({ level: 'silent' }));
-  const key = sshKey(local);
-  let m: { mid: string; merchantId: string; username: string; webhookSecret: string; bearer: string; tokens: Map<string, string> };
-  try {
-    const creds = await core.merchants.add({ name: `Faults ${o.name}` });
-    const merchantId = (await core.merchants.byMid(creds.mid)).id;
-    await core.merchants.addKey(creds.mid, key.publicText);
-    await core.merchants.allowIp(creds.mid, '127.0.0.1');
-    await core.merchants.setWebhook(creds.mid, receiver.url);
-    const accounts = createAccountService({ db: core.database.db, ring: core.keyRing, mode: core.config.mode });
-    for (const [i, g] of (o.gateways ?? []).entries()) await accounts.add(creds.mid, { type: g, label: g, isDefault: i === 0, credentials: o.fakes.credentials(g) as never });
-    const tokens = new Map<string, string>();
-    for (const n of [...APPROVE, HARD_DECLINE]) tokens.set(n, (await core.vault.tokenize(merchantId, { number: n, month: 12, year: 2035, firstName: 'Test', lastName: 'Payer' })).card.token);
-    const { token } = await core.tokens.issue({ merchantId, mid: creds.mid, clientId: creds.clientId });
-    m = { mid: creds.mid, merchantId, username: creds.sftpUsername, webhookSecret: creds.webhookSecret, bearer: `Bearer ${token}`, tokens };
-  } finally {
-    await core.database.close();
-  }
+  let k = 0;
+  const merchant = () => addMerchant({ name: `Faults ${o.name} ${++k}`, configFile, local, key: `id_${k}`, receiverUrl: receiver.url, gateways: o.gateways ?? [], fakes: o.fakes });
+  let m = await merchant();
   const sql = postgres(url, { max: 2, onnotice: () => {}, connect_timeout: 5 });
-  const login: Login = { port: sftpPort, username: m.username, key: key.privatePath };
   const cardOf = (n: string) => {
     const card = sandboxTestCards().find(n)!;
     return { cardNumber: m.tokens.get(n)!, token: true, bin: n.slice(0, 6), last4: n.slice(-4), brand: card.brand, month: 12, year: 2035 };
@@ -150,8 +179,25 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
     return { e, card };
   };
   return {
-    name: o.name, dataDir, sftpRoot, username: m.username, mid: m.mid, merchantId: m.merchantId, webhookSecret: m.webhookSecret, login, receiver, sql,
-    daemon,
+    name: o.name, dataDir, sftpRoot, receiver, sql, daemon,
+    get username() {
+      return m.username;
+    },
+    get mid() {
+      return m.mid;
+    },
+    get merchantId() {
+      return m.merchantId;
+    },
+    get webhookSecret() {
+      return m.webhookSecret;
+    },
+    get login() {
+      return { port: sftpPort, username: m.username, key: m.keyPath };
+    },
+    async nextMerchant() {
+      m = await merchant();
+    },
     outbound: () => join(sftpRoot, m.username, 'outbound'),
     async batch(file, entries, b) {
       const path = join(local, file);
@@ -186,7 +232,7 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
         for (let i = 0; i < rows.length; i += 500) await t`insert into orders ${t(rows.slice(i, i + 500))}`;
       });
     },
-    put: (path, name) => sftp(login, [`put ${path} inbound/.${name}.part`, `rename inbound/.${name}.part inbound/${name}`]),
+    put: (path, name) => sftp({ port: sftpPort, username: m.username, key: m.keyPath }, [`put ${path} inbound/.${name}.part`, `rename inbound/.${name}.part inbound/${name}`]),
     async makeDue(files) {
       await sql`
         update orders o set next_attempt_at = now() - interval '1 second' from batches b
