@@ -76,6 +76,13 @@ export function createAccountLimiter(settings: LimitSettings, who: { label: stri
     opens = 0;
   }
 
+  /**
+   * HTTP 409: the gateway says the first call with this idempotency key is still running. The
+   * outcome stays unknown, but the account answered: reconciling one hung key must not pause
+   * the account for every other order (it did, in the fault campaign's gateway-faults).
+   */
+  const stillRunning = (err: GatewayError) => err.kind === 'unknown' && err.status === 409;
+
   async function run<T>(call: () => Promise<T>): Promise<T> {
     if (openUntil > now()) throw new GatewayError('not_sent', `the account ${who.label} is paused after repeated failures (circuit open)`);
     // The first call after the cool-down is a probe: it closes the circuit or opens it again.
@@ -89,7 +96,7 @@ export function createAccountLimiter(settings: LimitSettings, who: { label: stri
       answered(probe);
       return result;
     } catch (err) {
-      if (err instanceof GatewayError) failed(err, probe);
+      if (err instanceof GatewayError) (stillRunning(err) ? answered : (p: boolean) => failed(err, p))(probe);
       throw err;
     } finally {
       if (probe) probing = false;

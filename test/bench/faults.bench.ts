@@ -68,6 +68,7 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
   }
   const w = await makeWorld({ name: s.name, pg, fakes, gateways: s.world.gateways, config: s.world.config, sftpRoot: tmpfs?.dir, startTimeoutMs: 180_000 });
   let counts: Counts = ZERO;
+  let parked = 0;
   let errors = 0;
   const notes: string[] = [];
   try {
@@ -92,7 +93,11 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
         ctx.fail((err as Error).message.split('\n')[0]!);
       }
       const before = { ...counts };
-      if (files.length) counts = add(counts, await checkTrial(w, fakes, files, trialNotes).catch((err: Error) => (ctx.fail(`check: ${err.message}`), ZERO)));
+      if (files.length) {
+        const got = await checkTrial(w, fakes, files, trialNotes).catch((err: Error) => (ctx.fail(`check: ${err.message}`), { counts: ZERO, parked: 0 }));
+        counts = add(counts, got.counts);
+        parked += got.parked;
+      }
       const bad = JSON.stringify(before) !== JSON.stringify(counts) || trialNotes.some((l) => l.startsWith('FAILED'));
       if (bad || opts.verbose) notes.push(`  ${s.name} #${n}: ${trialNotes.join('; ')}`);
       if (bad) notes.push(`    daemon output (tail):\n${w.daemon.tail().split('\n').slice(-40).map((l) => `      ${l.slice(0, 400)}`).join('\n')}`);
@@ -104,7 +109,7 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
     rmSync(dir, { recursive: true, force: true });
   }
   const unexpected = w.daemon.unexpectedExits();
-  return { scenario: s.name, trials: TRIALS, counts, errors, restartsBySupervisor: unexpected, seconds: (Date.now() - started) / 1000, notes };
+  return { scenario: s.name, trials: TRIALS, counts, errors, parked, restartsBySupervisor: unexpected, seconds: (Date.now() - started) / 1000, notes };
 }
 
 async function main(): Promise<number> {

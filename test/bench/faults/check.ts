@@ -124,7 +124,8 @@ function webhookCounts(w: World, rows: OrderRow[], notes: string[]): Pick<Counts
   return { lostWebhooks: lost.length + unverified, duplicateDeliveries: mixed + twice };
 }
 
-export async function checkTrial(w: World, fakes: Fakes, files: TrialFile[], notes: string[]): Promise<Counts> {
+/** The trial's counts, and its orders parked for the operator (not a failure: the designed end of an outcome no lookup could settle). */
+export async function checkTrial(w: World, fakes: Fakes, files: TrialFile[], notes: string[]): Promise<{ counts: Counts; parked: number }> {
   const rows = await trialOrders(w, files);
   const expected = files.reduce((n, f) => n + f.accepted, 0);
   const distinct = new Set(rows.map((o) => o.order_id)).size;
@@ -134,11 +135,14 @@ export async function checkTrial(w: World, fakes: Fakes, files: TrialFile[], not
   const missing = Math.max(0, expected - distinct);
   if (stuckRows.length) notes.push(`${stuckRows.length} orders not final, e.g. ${stuckRows.slice(0, 3).map((o) => `${o.id} ${o.status}`).join(', ')}`);
   if (missing) notes.push(`${missing} accepted entries without an order`);
-  return {
+  const parkedRows = rows.filter(parked);
+  if (parkedRows.length) notes.push(`${parkedRows.length} orders parked for the operator, e.g. ${parkedRows.slice(0, 3).map((o) => o.id).join(', ')}`);
+  const counts: Counts = {
     duplicateOrders,
     doubleCharges: await doubleCharges(w, fakes, rows, notes),
     stuck: stuckRows.length + missing,
     ...webhookCounts(w, rows, notes),
     badFiles: badFiles(w, files, rows, notes),
   };
+  return { counts, parked: parkedRows.length };
 }

@@ -107,7 +107,9 @@ export async function startBridgeFake(opts: { secret?: string } = {}): Promise<B
   /** Runs `b` for an authorize whose key is new; the key is kept unless the bridge refused. */
   function authorize(res: ServerResponse, body: Record<string, unknown>, id: string, b: BridgeBehaviour): void {
     if (b.kind === 'delay') return void setTimeout(() => authorize(res, body, id, b.then ?? { kind: 'approve' }), b.ms);
-    if (b.kind === 'timeout') return; // never answers; the key stays in flight
+    // Never answers; once the caller has gone (its connection closed) the bridge abandons the
+    // call, having charged nothing, and forgets the key: the next call with it is taken anew.
+    if (b.kind === 'timeout') return void res.once('close', () => keys.delete(id));
     if (b.kind === 'reset') return void (keys.delete(id), res.socket?.destroy());
     if (b.kind === 'malformed') return void (keys.delete(id), res.writeHead(200, { 'content-type': 'application/json' }).end('{"approved": tr'));
     if (b.kind === 'off_protocol') return void (keys.delete(id), send(res, { status: 200, body: { approved: 'yes', code: 0 } }));

@@ -56,6 +56,20 @@ describe('account limits', () => {
     expect(limiter.openUntil()).toBe(8000); // the pause starts from breakerCooldownMs again
   });
 
+  it('an answer that the key is still in progress (HTTP 409) is the account answering: it never opens, and closes a probe', async () => {
+    let t = 0;
+    const limiter = createAccountLimiter(settings, { label: 'a', type: 'http' }, silentLog, () => t);
+    const inProgress = () => Promise.reject(new GatewayError('unknown', 'still processing (HTTP 409)', { status: 409 }));
+    for (let i = 0; i < 10; i++) await expect(limiter.run(inProgress)).rejects.toMatchObject({ status: 409 });
+    expect(limiter.openUntil()).toBe(0);
+    t = 20_000; // a new window: the answers above no longer outweigh the failures
+    for (let i = 0; i < 3; i++) await limiter.run(fail).catch(() => {});
+    expect(limiter.openUntil()).toBe(21_000);
+    t = 21_000;
+    await expect(limiter.run(inProgress)).rejects.toMatchObject({ status: 409 });
+    expect(limiter.openUntil()).toBe(0);
+  });
+
   it('does not open on a burst of simultaneous failures among mostly answered calls', async () => {
     const t = 0;
     const limiter = createAccountLimiter(settings, { label: 'a', type: 'stripe' }, silentLog, () => t);
