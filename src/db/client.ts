@@ -16,6 +16,7 @@ import { lockDataDir } from './lock.ts';
 import type { Logger } from '../log.ts';
 import { preparingClient } from './prepared.ts';
 import { connectionTarget, noDelaySockets } from './socket.ts';
+import { assertDriverMended } from './driver-check.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -135,6 +136,7 @@ async function migrateServer(url: string, log: Logger): Promise<void> {
 }
 
 function openPostgres(opts: DatabaseOptions): Database {
+  assertDriverMended();
   const target = connectionTarget(opts.url);
   const client = postgres(target.url, {
     ...(target.path ? { path: target.path } : {}),
