@@ -3,14 +3,19 @@
 // can stop the daemon or run a transaction's remaining statements outside it. An install made
 // with `--ignore-scripts` skips the mend, so the server path checks for it before connecting.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 const MARK = '/* rescued: mended */';
 
-/** Throws, saying how to mend it, when the postgres-js this process loads (or the one in `dir`) was not mended. */
-export function assertDriverMended(dir = dirname(fileURLToPath(import.meta.resolve('postgres')))): void {
-  const unmended = ['index.js', 'connection.js'].filter((f) => !readFileSync(join(dir, f), 'utf8').includes(MARK));
+/** The installed package's folder (require resolves its CommonJS entry, cjs/src/index.js). */
+const installed = () => join(dirname(createRequire(import.meta.url).resolve('postgres')), '..', '..');
+
+/** Throws, saying how to mend it, when the postgres-js this process loads (or the one in `pkg`) was not mended. */
+export function assertDriverMended(pkg = installed()): void {
+  // Both builds: ESM (src/, what Node imports) and CommonJS (cjs/src/).
+  const files = ['src', 'cjs/src'].flatMap((d) => ['index.js', 'connection.js'].map((f) => join(d, f)));
+  const unmended = files.filter((f) => !readFileSync(join(pkg, f), 'utf8').includes(MARK));
   if (unmended.length === 0) return;
-  throw new Error(`the postgres driver in ${dir} is not mended (${unmended.join(', ')}): the install skipped its postinstall step; run \`node .config/patch-postgres.mjs\` (or \`npm ci\` without --ignore-scripts)`);
+  throw new Error(`the postgres driver in ${pkg} is not mended (${unmended.join(', ')}): the install skipped its postinstall step; run \`node .config/patch-postgres.mjs\` (or \`npm ci\` without --ignore-scripts)`);
 }

@@ -2,9 +2,18 @@
 // message written while a large one is still unacknowledged (the end of a COPY, a query
 // pipelined behind a big one) then waits for the server's delayed ACK, about 40 ms on Linux.
 // Measured here on 500-row COPYs of orders: 7,000 rows/s with Nagle, 20,000 without.
-// postgres-js has no option for TCP_NODELAY, only `socket`, a factory for a socket it then
-// uses as connected; this is that factory. It tries the URL's hosts in turn, as postgres-js
-// does, and gives up on a host after `connect_timeout` as postgres-js would.
+// postgres-js has no option for TCP_NODELAY, only `socket`, a factory for its sockets; this is
+// that factory.
+//
+// It returns the socket while it is still connecting (Node holds what is written until it
+// is connected), so that postgres-js hears of a refused or failed connection the way it does
+// with its own sockets: the socket's `error` and `close` events, after which it returns the
+// connection to its pool and connects again later. A factory that waits for the connection and
+// rejects loses the connection instead: postgres-js then leaves it "connecting" for good, and
+// once a PostgreSQL outage had failed as many connections as the pool holds, every query
+// waited forever (found by the fault campaign's pg-unreachable). Hosts are taken in turn, one
+// per connection, so a host that failed is followed by the next; postgres-js's connect_timeout
+// applies as with its own sockets.
 import net from 'node:net';
 
 /** The part of postgres-js's parsed options the factory reads. */
@@ -12,47 +21,16 @@ export interface SocketOptions {
   host: string[];
   port: number[];
   path?: string | false;
-  connect_timeout?: number | null;
 }
 
-function open(connect: () => net.Socket, timeoutSeconds: number | null | undefined): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect();
-    const timer = timeoutSeconds ? setTimeout(() => socket.destroy(new Error(`connect timeout after ${timeoutSeconds} s`)), timeoutSeconds * 1000) : undefined;
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.removeListener('error', reject);
-      resolve(socket);
-    });
-    socket.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
-}
-
-/** A socket factory for postgres-js's `socket` option: connected, with TCP_NODELAY. */
-export function noDelaySockets(): (options: SocketOptions) => Promise<net.Socket> {
+/** A socket factory for postgres-js's `socket` option: TCP_NODELAY, hosts in turn. */
+export function noDelaySockets(): (options: SocketOptions) => net.Socket {
   let next = 0;
-  return async (options) => {
-    if (options.path) {
-      const path = options.path;
-      return open(() => net.connect(path), options.connect_timeout);
-    }
-    let lastError: unknown;
-    for (let tried = 0; tried < options.host.length; tried++) {
-      const i = (next + tried) % options.host.length;
-      try {
-        const host = options.host[i]!;
-        const port = options.port[i] ?? options.port[0]!;
-        const socket = await open(() => net.connect({ host, port, noDelay: true }), options.connect_timeout);
-        next = (i + 1) % options.host.length;
-        return socket;
-      } catch (err) {
-        lastError = err;
-      }
-    }
-    throw lastError;
+  return (options) => {
+    if (options.path) return net.connect(options.path);
+    const i = next % options.host.length;
+    next = (i + 1) % options.host.length;
+    return net.connect({ host: options.host[i]!, port: options.port[i] ?? options.port[0]!, noDelay: true });
   };
 }
 

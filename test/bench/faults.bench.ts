@@ -3,7 +3,7 @@
 // fakes; faults injected at seeded random moments (SIGKILL, PostgreSQL restarted or stopped,
 // a full disk, gateway timeouts/resets/5xx/429, the receiver down); then, once everything
 // is settled, the database, the outbound files, the receiver and the fakes are checked.
-//   npm run bench -- faults [--quick] [--seed N] [--trials N] [--only name,name] [--settle-s S]
+//   npm run bench -- faults [--quick] [--seed N] [--trials N] [--only name,name] [--settle-s S] [--verbose] [--daemon-log FILE]
 // Prints one table; exits non-zero when any column is not 0 or a trial broke an expectation.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,10 +13,11 @@ import { add, checkTrial, settled, ZERO, type Counts, type TrialFile } from './f
 import { startFakes } from './faults/fakes.ts';
 import { startPrivatePg, type PrivatePg } from './faults/pg.ts';
 import { trialRandom } from './faults/random.ts';
-import { SCENARIOS, type Scenario, type TrialCtx } from './faults/scenarios.ts';
+import { ALL_SCENARIOS, QUICK_SCENARIOS, SCENARIOS, type Scenario, type TrialCtx } from './faults/scenarios.ts';
 import { printTable, type Row } from './faults/table.ts';
 import { mountTmpfs, type Tmpfs } from './faults/tmpfs.ts';
 import { makeWorld } from './faults/world.ts';
+import { keepDaemonLogs } from './faults/daemon.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -26,14 +27,16 @@ const { values: opts } = parseArgs({
     only: { type: 'string', default: '' },
     'settle-s': { type: 'string' },
     verbose: { type: 'boolean', default: false },
+    'daemon-log': { type: 'string' },
   },
 });
 const QUICK = opts.quick;
+if (opts['daemon-log']) keepDaemonLogs(opts['daemon-log']);
 const SEED = Number(opts.seed ?? Math.floor(Math.random() * 2 ** 31));
 const TRIALS = Number(opts.trials ?? (QUICK ? 1 : 20));
 const SETTLE_MS = Number(opts['settle-s'] ?? (QUICK ? 90 : 600)) * 1000;
 const only = opts.only.split(',').filter(Boolean);
-const chosen = SCENARIOS.filter((s) => only.length === 0 || only.some((o) => s.name.includes(o)));
+const chosen = only.length ? ALL_SCENARIOS.filter((s) => only.some((o) => s.name.includes(o))) : QUICK ? QUICK_SCENARIOS : SCENARIOS;
 
 async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 120_000): Promise<void> {
   const started = Date.now();

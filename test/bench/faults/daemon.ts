@@ -3,7 +3,7 @@
 // daemon that exits by itself (a lost database at start, say) is started again too, and
 // counted. Every child is killed when the campaign's process ends, pass or fail.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -40,12 +40,19 @@ export interface Supervised {
   tail(): string;
 }
 
+let logFile: string | undefined;
+/** Every daemon's whole output is appended to this file too (`--daemon-log FILE`). */
+export function keepDaemonLogs(file: string): void {
+  logFile = file;
+}
+
 export function supervise(env: NodeJS.ProcessEnv, httpPort: number, timeoutMs: number): Supervised {
   let child: ChildProcess | undefined;
   let wanted = false;
   let unexpected = 0;
   let out = '';
   const keep = (d: Buffer | string) => {
+    if (logFile) appendFileSync(logFile, d);
     out += d;
     if (out.length > KEEP_BYTES * 2) out = out.slice(-KEEP_BYTES);
   };

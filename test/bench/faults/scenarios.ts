@@ -93,16 +93,19 @@ function duringIntake(name: string, fault: Fault1, entries: { quick: number; ful
   };
 }
 
-/** A fault after a seeded number of attempts of the trial's orders started (calls answer after 300 ms). */
-function duringAttempts(name: string, fault: Fault1, gateway?: Gateway): Scenario {
+/**
+ * A fault after a seeded number of attempts of the trial's orders started (calls answer after
+ * 300 ms), on the sandbox or on gateway fakes: with several, the orders take turns among them.
+ */
+function duringAttempts(name: string, fault: Fault1, gateways: Gateway[] = []): Scenario {
   return {
     name,
-    world: gateway ? { gateways: [gateway] } : { config: { processor: { latencyMs: 300 } } },
+    world: gateways.length ? { gateways } : { config: { processor: { latencyMs: 300 } } },
     async trial(c) {
-      if (gateway) c.fakes.latency(gateway, 300);
-      const f = file(c, c.quick ? 24 : 60);
+      for (const g of gateways) c.fakes.latency(g, 300);
+      const f = file(c, gateways.length > 1 ? 28 : c.quick ? 24 : 60);
       await c.w.daemon.up();
-      await upload(c, f);
+      await upload(c, f, { amountBase: amountBase(c), hardEvery: 5, ...(gateways.length > 1 ? { account: (i: number) => gateways[i % gateways.length]! } : {}) });
       const k = between(c.random, 1, Math.floor(f.entries * 0.8));
       c.note(`fault after ${k} attempts started`);
       await c.until(async () => (await attemptsSince(c, f)) >= k, `${k} attempts`, c.quick ? 60_000 : 300_000);
@@ -225,16 +228,24 @@ const webhookDown: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [
-  duringIntake('sigkill-intake', sigkill, { quick: 3000, full: 100_000 }),
-  duringAttempts('sigkill-attempts-sandbox', sigkill),
-  ...GATEWAYS.map((g) => duringAttempts(`sigkill-attempts-${g}`, sigkill, g)),
+const sigkillIntake = duringIntake('sigkill-intake', sigkill, { quick: 1000, full: 100_000 });
+const sigkillAttempts = [duringAttempts('sigkill-attempts-sandbox', sigkill), ...GATEWAYS.map((g) => duringAttempts(`sigkill-attempts-${g}`, sigkill, [g]))];
+/** The quick run's stand-in for the six above: one world with every gateway's fake, one kill. */
+const sigkillAttemptsGateways = duringAttempts('sigkill-attempts-gateways', sigkill, [...GATEWAYS]);
+const rest: Scenario[] = [
   sigkillWebhooks,
   sigkillResults,
-  duringIntake('pg-restart-ingest', pgRestart, { quick: 3000, full: 20_000 }),
+  duringIntake('pg-restart-ingest', pgRestart, { quick: 1000, full: 20_000 }),
   duringAttempts('pg-restart-attempts', pgRestart),
   duringAttempts('pg-unreachable', pgDown(5000, 30_000)),
   diskFull,
   gatewayFaults,
   webhookDown,
 ];
+
+/** The full run: every scenario, each gateway's SIGKILL apart. */
+export const SCENARIOS: Scenario[] = [sigkillIntake, ...sigkillAttempts, ...rest];
+/** The quick run (.ci/run): every kind of fault once, the gateways' SIGKILL in one world. */
+export const QUICK_SCENARIOS: Scenario[] = [sigkillIntake, sigkillAttempts[0]!, sigkillAttemptsGateways, ...rest];
+/** What `--only` chooses from. */
+export const ALL_SCENARIOS: Scenario[] = [...SCENARIOS, sigkillAttemptsGateways];

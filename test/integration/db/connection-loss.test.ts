@@ -4,8 +4,10 @@
 // transaction on a reconnected session, and the process does not crash. postgres-js 3.4.9 did
 // both (a TypeError thrown from a timer, statements committed on their own); the install
 // mends it (.config/patch-postgres.mjs). PGlite runs in this process: it has no connection to lose.
+import net from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { noDelaySockets } from '../../../src/db/socket.ts';
 import { createServerDatabase, DB_KINDS } from '../../helpers/db.ts';
 
 // Skipped, and reported as skipped, without a PostgreSQL server (TEST_DATABASE_URL; .ci/run sets it).
@@ -74,5 +76,33 @@ describe.skipIf(!DB_KINDS.includes('postgres'))('a connection lost inside a tran
     expect(uncaught).toEqual([]);
     await sql.end();
     expect(await admin`select count(*)::int as n from lost_rows`).toEqual([{ n: 0 }]);
+  });
+
+  it('a pool whose server refused every connection for a while connects again once it is back', async () => {
+    // The daemon's pool (src/db/client.ts) connects through noDelaySockets; the server stands
+    // behind a port that first refuses and then forwards.
+    const probe = net.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const target = new URL(db.url);
+    const sql = postgres({ host: '127.0.0.1', port, database: target.pathname.slice(1), username: 'postgres', max: 2, onnotice: () => {}, ...({ socket: noDelaySockets() } as object) });
+    const proxy = net.createServer((client) => {
+      const server = net.connect(Number(target.port || 5432), target.hostname);
+      client.pipe(server).pipe(client);
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+    });
+    try {
+      // More failures than the pool has connections: each one used to be lost for good.
+      for (let i = 0; i < 5; i++) await expect(sql`select 1`).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await new Promise<void>((r) => proxy.listen(port, '127.0.0.1', () => r()));
+      const answer = await Promise.race([sql`select 1 as one`, new Promise((r) => setTimeout(() => r('no answer after 5 s'), 5000))]);
+      expect(answer).toEqual([{ one: 1 }]);
+      expect(uncaught).toEqual([]);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await new Promise((r) => proxy.close(r));
+    }
   });
 });

@@ -1,6 +1,6 @@
 // The daemon refuses a PostgreSQL connection through an unmended postgres-js (an install that
 // skipped its postinstall step) and says how to mend it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,8 +15,11 @@ describe('postgres driver check', () => {
   });
 
   it('names the unmended files and the command that mends them', () => {
-    writeFileSync(join(dir, 'index.js'), '/* rescued: mended */');
-    writeFileSync(join(dir, 'connection.js'), 'function nextWrite(fn) {}');
-    expect(() => assertDriverMended(dir)).toThrow(/not mended \(connection\.js\).*node \.config\/patch-postgres\.mjs/);
+    for (const d of ['src', 'cjs/src']) {
+      mkdirSync(join(dir, d), { recursive: true });
+      writeFileSync(join(dir, d, 'index.js'), '/* rescued: mended */');
+      writeFileSync(join(dir, d, 'connection.js'), d === 'src' ? 'function nextWrite(fn) {}' : '/* rescued: mended */');
+    }
+    expect(() => assertDriverMended(dir)).toThrow(/not mended \(src\/connection\.js\).*node \.config\/patch-postgres\.mjs/);
   });
 });
