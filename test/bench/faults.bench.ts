@@ -86,6 +86,7 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
         },
       };
       let files: TrialFile[] = [];
+      const chargedBefore = fakes.chargesByAmount();
       try {
         if (n > 1) await w.nextMerchant();
         files = await s.trial(ctx);
@@ -97,7 +98,7 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
       }
       const before = { ...counts };
       if (files.length) {
-        const got = await checkTrial(w, fakes, files, trialNotes).catch((err: Error) => (ctx.fail(`check: ${err.message}`), { counts: ZERO, parked: 0 }));
+        const got = await checkTrial(w, fakes, files, trialNotes, chargedBefore).catch((err: Error) => (ctx.fail(`check: ${err.message}`), { counts: ZERO, parked: 0 }));
         counts = add(counts, got.counts);
         parked += got.parked;
       }

@@ -87,7 +87,7 @@ function badFiles(w: World, files: TrialFile[], rows: OrderRow[], notes: string[
   return bad;
 }
 
-async function doubleCharges(w: World, fakes: Fakes, rows: OrderRow[], notes: string[]): Promise<number> {
+async function doubleCharges(w: World, fakes: Fakes, rows: OrderRow[], notes: string[], chargedBefore: Map<number, number>): Promise<number> {
   const ids = rows.map((o) => o.id);
   const sandbox = ids.length === 0 ? [] : await w.sql<{ reference: string; n: number }[]>`
     select reference, count(*)::int as n from processor_calls
@@ -95,7 +95,8 @@ async function doubleCharges(w: World, fakes: Fakes, rows: OrderRow[], notes: st
   const approved = ids.length === 0 ? [] : await w.sql<{ order_session_key: string }[]>`
     select order_session_key from attempts where status = 'approved' and order_session_key in ${w.sql(ids)}
     group by order_session_key having count(*) > 1`;
-  const atFakes = fakes.chargesByAmount();
+  // The trial's own charges: amounts repeat from one trial to the next.
+  const atFakes = fakes.chargesByAmount(chargedBefore);
   const fakeDoubles = rows.filter((o) => (atFakes.get(o.amount) ?? 0) > 1);
   for (const o of fakeDoubles) notes.push(`order ${o.id}: ${atFakes.get(o.amount)} charges at the gateway fake`);
   for (const s of sandbox) notes.push(`order ${s.reference}: ${s.n} approved sandbox authorizations`);
@@ -125,7 +126,7 @@ function webhookCounts(w: World, rows: OrderRow[], notes: string[]): Pick<Counts
 }
 
 /** The trial's counts, and its orders parked for the operator (not a failure: the designed end of an outcome no lookup could settle). */
-export async function checkTrial(w: World, fakes: Fakes, files: TrialFile[], notes: string[]): Promise<{ counts: Counts; parked: number }> {
+export async function checkTrial(w: World, fakes: Fakes, files: TrialFile[], notes: string[], chargedBefore: Map<number, number>): Promise<{ counts: Counts; parked: number }> {
   const rows = await trialOrders(w, files);
   const expected = files.reduce((n, f) => n + f.accepted, 0);
   const distinct = new Set(rows.map((o) => o.order_id)).size;
@@ -139,7 +140,7 @@ export async function checkTrial(w: World, fakes: Fakes, files: TrialFile[], not
   if (parkedRows.length) notes.push(`${parkedRows.length} orders parked for the operator, e.g. ${parkedRows.slice(0, 3).map((o) => o.id).join(', ')}`);
   const counts: Counts = {
     duplicateOrders,
-    doubleCharges: await doubleCharges(w, fakes, rows, notes),
+    doubleCharges: await doubleCharges(w, fakes, rows, notes, chargedBefore),
     stuck: stuckRows.length + missing,
     ...webhookCounts(w, rows, notes),
     badFiles: badFiles(w, files, rows, notes),

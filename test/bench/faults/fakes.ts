@@ -39,7 +39,8 @@ export interface Fakes {
   caFile: string;
   credentials(g: Gateway): Record<string, unknown>;
   /** Charges per amount at every fake together. */
-  chargesByAmount(): Map<number, number>;
+  /** Money taken at every fake, counted by amount; with `since` (an earlier count), only what was taken after it. */
+  chargesByAmount(since?: Map<number, number>): Map<number, number>;
   /** Every charge call answers after `ms` (and approves). */
   latency(g: Gateway, ms: number): void;
   /** `calls` scripted charge calls: a share `rate` of them fail one of FAULT_KINDS, drawn from `random`. */
@@ -83,9 +84,10 @@ export async function startFakes(dir: string): Promise<Fakes> {
     urls: Object.fromEntries(GATEWAYS.map((g) => [g, handles[g].url])) as Record<Gateway, string>,
     caFile,
     credentials: (g) => handles[g].credentials,
-    chargesByAmount() {
+    chargesByAmount(since) {
       const by = new Map<number, number>();
       for (const g of GATEWAYS) for (const a of handles[g].amounts()) by.set(a, (by.get(a) ?? 0) + 1);
+      for (const [a, n] of since ?? []) by.set(a, (by.get(a) ?? 0) - n);
       return by;
     },
     latency: (g, ms) => handles[g].fallback({ kind: 'delay', ms } as AnyBehaviour),

@@ -37,10 +37,11 @@ export interface Scenario {
 }
 
 const file = (c: TrialCtx, entries: number, uploaded = false): TrialFile => ({ name: `${c.w.name}-t${c.n}.json`, entries, accepted: entries, uploaded });
-const amountBase = (c: TrialCtx) => 1000 + c.n * 10_000;
+/** Orders' amounts start here (see BatchShape.amountBase); the check counts each trial's charges apart. */
+const AMOUNT_BASE = 1000;
 
 /** The trial's orders: put over SFTP when the file is `uploaded`, else seeded into the database. */
-async function upload(c: TrialCtx, f: TrialFile, shape: BatchShape = { amountBase: amountBase(c), hardEvery: 5 }): Promise<void> {
+async function upload(c: TrialCtx, f: TrialFile, shape: BatchShape = { amountBase: AMOUNT_BASE, hardEvery: 5 }): Promise<void> {
   if (!f.uploaded) return c.w.seed(f.name, f.entries, shape);
   const path = await c.w.batch(f.name, f.entries, shape);
   const put = await c.w.put(path, f.name);
@@ -83,7 +84,7 @@ function duringIntake(name: string, fault: Fault1, entries: { quick: number; ful
     async trial(c) {
       const f = file(c, c.quick ? entries.quick : entries.full, true);
       await c.w.daemon.up();
-      await upload(c, f, { amountBase: 1000, hardEvery: 10 });
+      await upload(c, f, { amountBase: AMOUNT_BASE, hardEvery: 10 });
       const at = Math.floor(f.entries * (0.05 + 0.85 * c.random()));
       c.note(`fault after ${at} of ${f.entries} entries ingested`);
       await c.until(async () => (await ingested(c, f)) >= at, `${at} entries ingested`, 600_000);
@@ -105,7 +106,7 @@ function duringAttempts(name: string, fault: Fault1, gateways: Gateway[] = []): 
       for (const g of gateways) c.fakes.latency(g, 300);
       const f = file(c, gateways.length > 1 ? 28 : c.quick ? 24 : 60);
       await c.w.daemon.up();
-      await upload(c, f, { amountBase: amountBase(c), hardEvery: 5, ...(gateways.length > 1 ? { account: (i: number) => gateways[i % gateways.length]! } : {}) });
+      await upload(c, f, { amountBase: AMOUNT_BASE, hardEvery: 5, ...(gateways.length > 1 ? { account: (i: number) => gateways[i % gateways.length]! } : {}) });
       const k = between(c.random, 1, Math.floor(f.entries * 0.8));
       c.note(`fault after ${k} attempts started`);
       await c.until(async () => (await attemptsSince(c, f)) >= k, `${k} attempts`, c.quick ? 60_000 : 300_000);
@@ -173,7 +174,7 @@ const diskFull: Scenario = {
     const release = fillDisk(c.tmpfs!.dir);
     c.note(`disk filled ${['before the ack', 'after the ack', 'after the results'][when]}`);
     try {
-      const path = await c.w.batch(second.name, second.entries, { amountBase: amountBase(c) + 5000, hardEvery: 5 });
+      const path = await c.w.batch(second.name, second.entries, { amountBase: AMOUNT_BASE + 5000, hardEvery: 5 });
       const put = await c.w.put(path, second.name);
       if (put.status === 0) c.fail('an upload to a full disk succeeded');
       else if (!/failure|no space|quota|disk/i.test(put.stderr)) c.fail(`upload refused without a clear status: ${put.stderr.trim()}`);
@@ -185,7 +186,7 @@ const diskFull: Scenario = {
     } finally {
       release();
     }
-    await upload(c, second, { amountBase: amountBase(c) + 5000, hardEvery: 5 });
+    await upload(c, second, { amountBase: AMOUNT_BASE + 5000, hardEvery: 5 });
     return [first, second];
   },
 };
@@ -204,7 +205,7 @@ const gatewayFaults: Scenario = {
     }
     c.note(`faults scripted: ${FAULT_KINDS.map((k) => `${k} ${drawn[k]}`).join(', ')}`);
     await c.w.daemon.up();
-    await upload(c, f, { amountBase: amountBase(c), account: (i) => GATEWAYS[i % GATEWAYS.length]! });
+    await upload(c, f, { amountBase: AMOUNT_BASE, account: (i) => GATEWAYS[i % GATEWAYS.length]! });
     return [f];
   },
 };

@@ -48,7 +48,10 @@ export interface WorldOptions {
 }
 
 export interface BatchShape {
-  /** Entry i's amount is amountBase + i: unique per order, so a fake's charges name their order. */
+  /**
+   * Entry i's amount is amountBase + i (modulo 15,000: an amount must stay under 20,000 cents):
+   * unique per order in a file of up to 15,000 entries, so a fake's charges name their order.
+   */
   amountBase: number;
   /** Every n-th entry is a hard decline (EXPIRED at once). */
   hardEvery?: number;
@@ -174,7 +177,7 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
     const hard = b.hardEvery !== undefined && (i + 1) % b.hardEvery === 0;
     const card = cardOf(hard ? HARD_DECLINE : APPROVE[i % APPROVE.length]!);
     const e = entry(i, { entries: 0, mid: m.mid, authorizationToken: m.bearer, cardTokens: [], runId: file.replace(/\.json$/, ''), cards: [card] });
-    (e.transaction as Record<string, unknown>).amount = b.amountBase + i;
+    (e.transaction as Record<string, unknown>).amount = b.amountBase + (i % 15_000);
     if (b.account) e.additionalFields = [{ key: 'processorAccount', value: b.account(i) }];
     return { e, card };
   };
