@@ -169,7 +169,10 @@ const diskFull: Scenario = {
     await upload(c, first);
     // Full before the ack, or between ack and results, or after both.
     const when = between(c.random, 0, 2);
-    if (when >= 1) await c.until(() => existsSync(join(c.w.outbound(), `${first.name}.ack.json`)), 'the ack', 120_000);
+    // After the ack, intake deletes the file from inbound/: wait for that too, or the space it
+    // frees lets the upload below through (seen once in 20 trials).
+    const gone = () => existsSync(join(c.w.outbound(), `${first.name}.ack.json`)) && !existsSync(join(c.w.outbound(), '..', 'inbound', first.name));
+    if (when >= 1) await c.until(gone, 'the ack, and the file gone from inbound/', 120_000);
     // The results wait for every order to be final: its orders waiting for a later attempt are
     // made due meanwhile, as while a trial settles.
     if (when >= 2) await c.until(async () => (await c.w.makeDue([first.name]), existsSync(join(c.w.outbound(), `${first.name}.results.json`))), 'the results', 120_000);
