@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
+// The mark .config/patch-postgres.mjs writes (that script runs on the Node running npm, which
+// may not read TypeScript, so the string is written in both places).
 const MARK = '/* rescued: mended */';
 
 /** The installed package's folder (require resolves its CommonJS entry, cjs/src/index.js). */
