@@ -38,12 +38,12 @@ const SETTLE_MS = Number(opts['settle-s'] ?? (QUICK ? 90 : 600)) * 1000;
 const only = opts.only.split(',').filter(Boolean);
 const chosen = only.length ? ALL_SCENARIOS.filter((s) => only.some((o) => s.name.includes(o))) : QUICK ? QUICK_SCENARIOS : SCENARIOS;
 
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 120_000): Promise<void> {
+async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 120_000, pollMs = 100): Promise<void> {
   const started = Date.now();
   for (;;) {
     if (await Promise.resolve().then(check).catch(() => false)) return;
     if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
@@ -63,6 +63,8 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.
 async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'rescued-faults-fakes-'));
+  // Removed by the world's close, or here when the run is interrupted.
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const fakes = await startFakes(dir);
   let tmpfs: Tmpfs | undefined;
   if (s.world.tmpfs) {
@@ -70,6 +72,7 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
     cleanups.push(tmpfs.unmount);
   }
   const w = await makeWorld({ name: s.name, pg, fakes, gateways: s.world.gateways, config: s.world.config, sftpRoot: tmpfs?.dir, startTimeoutMs: 180_000 });
+  cleanups.push(() => rmSync(w.dir, { recursive: true, force: true }));
   let counts: Counts = ZERO;
   let parked = 0;
   let errors = 0;
@@ -92,7 +95,7 @@ async function runScenario(s: Scenario, pg: PrivatePg): Promise<Row> {
         files = await s.trial(ctx);
         await w.daemon.up();
         const names = files.map((f) => f.name);
-        await until(async () => (await w.makeDue(names), settled(w, files)), 'every order final, every file written, every event delivered', SETTLE_MS);
+        await until(async () => (await w.makeDue(names), settled(w, files)), 'every order final, every file written, every event delivered', SETTLE_MS, 1000);
       } catch (err) {
         ctx.fail((err as Error).message.split('\n')[0]!);
       }

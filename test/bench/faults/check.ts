@@ -47,12 +47,20 @@ export async function trialOrders(w: World, files: TrialFile[]): Promise<OrderRo
     where o.merchant_id = ${w.merchantId} and b.file_name in ${w.sql(files.map((f) => f.name))}`;
 }
 
-/** Everything settled: every order final (or parked), every file written, every final order's event received, nothing left to deliver. */
+/**
+ * Everything settled: every order final (or parked), every file written, every final order's
+ * event received, nothing left to deliver. Counted in the database: it is polled while the
+ * daemon works, and loading a 100k-entry file's orders each time would take the CPU it needs.
+ */
 export async function settled(w: World, files: TrialFile[]): Promise<boolean> {
-  const rows = await trialOrders(w, files);
-  if (rows.length < files.reduce((n, f) => n + f.accepted, 0)) return false;
-  if (!rows.every((o) => FINAL.has(o.status) || parked(o))) return false;
   if (!files.every((f) => (!f.uploaded || existsSync(join(w.outbound(), `${f.name}.ack.json`))) && existsSync(join(w.outbound(), `${f.name}.results.json`)))) return false;
+  const [orders] = await w.sql<{ n: number; open: number }[]>`
+    select count(*)::int as n,
+      -- neither final nor parked (the parked test above, in SQL)
+      count(*) filter (where o.status not in ${w.sql([...FINAL])} and not (o.status = 'PENDING' and o.status_reason = 'unreconciled' and o.next_attempt_at is null))::int as open
+    from orders o join batches b on b.id = o.batch_id
+    where o.merchant_id = ${w.merchantId} and b.file_name in ${w.sql(files.map((f) => f.name))}`;
+  if (!orders || orders.n < files.reduce((n, f) => n + f.accepted, 0) || orders.open > 0) return false;
   const [row] = await w.sql<{ n: number }[]>`
     select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id
     where e.merchant_id = ${w.merchantId} and d.status in ('pending', 'delivering')`;
@@ -87,14 +95,22 @@ function badFiles(w: World, files: TrialFile[], rows: OrderRow[], notes: string[
   return bad;
 }
 
+/** Runs `query` over `ids` in slices: one statement takes at most 65,534 parameters, and a 100k-entry file has more orders. */
+async function inSlices<T>(ids: string[], query: (slice: string[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < ids.length; i += 10_000) out.push(...(await query(ids.slice(i, i + 10_000))));
+  return out;
+}
+
 async function doubleCharges(w: World, fakes: Fakes, rows: OrderRow[], notes: string[], chargedBefore: Map<number, number>): Promise<number> {
   const ids = rows.map((o) => o.id);
-  const sandbox = ids.length === 0 ? [] : await w.sql<{ reference: string; n: number }[]>`
+  // An order's calls and attempts all carry its id, so a slice never splits one order's rows.
+  const sandbox = await inSlices(ids, (slice) => w.sql<{ reference: string; n: number }[]>`
     select reference, count(*)::int as n from processor_calls
-    where operation = 'authorize' and approved and reference in ${w.sql(ids)} group by reference having count(*) > 1`;
-  const approved = ids.length === 0 ? [] : await w.sql<{ order_session_key: string }[]>`
-    select order_session_key from attempts where status = 'approved' and order_session_key in ${w.sql(ids)}
-    group by order_session_key having count(*) > 1`;
+    where operation = 'authorize' and approved and reference in ${w.sql(slice)} group by reference having count(*) > 1`);
+  const approved = await inSlices(ids, (slice) => w.sql<{ order_session_key: string }[]>`
+    select order_session_key from attempts where status = 'approved' and order_session_key in ${w.sql(slice)}
+    group by order_session_key having count(*) > 1`);
   // The trial's own charges: amounts repeat from one trial to the next.
   const atFakes = fakes.chargesByAmount(chargedBefore);
   const fakeDoubles = rows.filter((o) => (atFakes.get(o.amount) ?? 0) > 1);

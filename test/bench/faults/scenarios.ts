@@ -84,7 +84,8 @@ function duringIntake(name: string, fault: Fault1, entries: { quick: number; ful
     async trial(c) {
       const f = file(c, c.quick ? entries.quick : entries.full, true);
       await c.w.daemon.up();
-      await upload(c, f, { amountBase: AMOUNT_BASE, hardEvery: 10 });
+      // About 200 approving orders, whatever the size: 25 per card, past the Visa cap of 15.
+      await upload(c, f, { amountBase: AMOUNT_BASE, approveEvery: Math.max(1, Math.floor(f.entries / 200)) });
       const at = Math.floor(f.entries * (0.05 + 0.85 * c.random()));
       c.note(`fault after ${at} of ${f.entries} entries ingested`);
       await c.until(async () => (await ingested(c, f)) >= at, `${at} entries ingested`, 600_000);

@@ -55,12 +55,23 @@ export interface BatchShape {
   amountBase: number;
   /** Every n-th entry is a hard decline (EXPIRED at once). */
   hardEvery?: number;
+  /**
+   * Only every n-th entry is an approving card, the others hard declines whose file says so
+   * (declined lost_card), so that planning expires them at once. The sandbox knows
+   * eight approving cards, which one merchant may charge 8 × 15 times in 30 days: past that,
+   * each further order of those cards is planned, claimed, dropped at the card cap and planned
+   * again one at a time (about 250 orders/s here), which is what a file of 100,000 orders on
+   * eight cards would measure, not its intake. Real files are of distinct cards.
+   */
+  approveEvery?: number;
   /** The account label entry i names (additionalFields processorAccount). */
   account?: (i: number) => string;
 }
 
 export interface World {
   name: string;
+  /** The world's temporary folder (config, data, local files), removed by close(). */
+  dir: string;
   dataDir: string;
   sftpRoot: string;
   username: string;
@@ -167,6 +178,7 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
   let k = 0;
   const merchant = () => addMerchant({ name: `Faults ${o.name} ${++k}`, configFile, local, key: `id_${k}`, receiverUrl: receiver.url, gateways: o.gateways ?? [], fakes: o.fakes });
   let m = await merchant();
+  receiver.trust(m.webhookSecret);
   const sql = postgres(url, { max: 2, onnotice: () => {}, connect_timeout: 5 });
   const cardOf = (n: string) => {
     const card = sandboxTestCards().find(n)!;
@@ -174,15 +186,18 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
   };
   const daemon = supervise(env, httpPort, o.startTimeoutMs);
   const entryOf = (file: string, i: number, b: BatchShape) => {
-    const hard = b.hardEvery !== undefined && (i + 1) % b.hardEvery === 0;
+    const hard = (b.hardEvery !== undefined && (i + 1) % b.hardEvery === 0) || (b.approveEvery !== undefined && i % b.approveEvery !== 0);
     const card = cardOf(hard ? HARD_DECLINE : APPROVE[i % APPROVE.length]!);
     const e = entry(i, { entries: 0, mid: m.mid, authorizationToken: m.bearer, cardTokens: [], runId: file.replace(/\.json$/, ''), cards: [card] });
     (e.transaction as Record<string, unknown>).amount = b.amountBase + (i % 15_000);
+    // Declined "lost card" in the first place (Stripe's code, the entries' source), as the
+    // card answers: planned EXPIRED at once.
+    if (hard && b.approveEvery !== undefined) (e.transaction as Record<string, unknown>).responseCode = 'lost_card';
     if (b.account) e.additionalFields = [{ key: 'processorAccount', value: b.account(i) }];
     return { e, card };
   };
   return {
-    name: o.name, dataDir, sftpRoot, receiver, sql, daemon,
+    name: o.name, dir, dataDir, sftpRoot, receiver, sql, daemon,
     get username() {
       return m.username;
     },
@@ -200,6 +215,7 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
     },
     async nextMerchant() {
       m = await merchant();
+      receiver.trust(m.webhookSecret);
     },
     outbound: () => join(sftpRoot, m.username, 'outbound'),
     async batch(file, entries, b) {
