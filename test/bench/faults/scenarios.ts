@@ -39,9 +39,11 @@ export interface Scenario {
 const file = (c: TrialCtx, entries: number, uploaded = false): TrialFile => ({ name: `${c.w.name}-t${c.n}.json`, entries, accepted: entries, uploaded });
 /** Orders' amounts start here (see BatchShape.amountBase); the check counts each trial's charges apart. */
 const AMOUNT_BASE = 1000;
+/** A trial's file unless said otherwise: one entry in five a hard decline. */
+const SHAPE: BatchShape = { amountBase: AMOUNT_BASE, hardEvery: 5 };
 
 /** The trial's orders: put over SFTP when the file is `uploaded`, else seeded into the database. */
-async function upload(c: TrialCtx, f: TrialFile, shape: BatchShape = { amountBase: AMOUNT_BASE, hardEvery: 5 }): Promise<void> {
+async function upload(c: TrialCtx, f: TrialFile, shape: BatchShape = SHAPE): Promise<void> {
   if (!f.uploaded) return c.w.seed(f.name, f.entries, shape);
   const path = await c.w.batch(f.name, f.entries, shape);
   const put = await c.w.put(path, f.name);
@@ -107,7 +109,7 @@ function duringAttempts(name: string, fault: Fault1, gateways: Gateway[] = []): 
       for (const g of gateways) c.fakes.latency(g, 300);
       const f = file(c, gateways.length > 1 ? 28 : c.quick ? 24 : 60);
       await c.w.daemon.up();
-      await upload(c, f, { amountBase: AMOUNT_BASE, hardEvery: 5, ...(gateways.length > 1 ? { account: (i: number) => gateways[i % gateways.length]! } : {}) });
+      await upload(c, f, { ...SHAPE, ...(gateways.length > 1 ? { account: (i: number) => gateways[i % gateways.length]! } : {}) });
       const k = between(c.random, 1, Math.floor(f.entries * 0.8));
       c.note(`fault after ${k} attempts started`);
       await c.until(async () => (await attemptsSince(c, f)) >= k, `${k} attempts`, c.quick ? 60_000 : 300_000);
@@ -172,7 +174,7 @@ const diskFull: Scenario = {
     const when = between(c.random, 0, 2);
     // After the ack, intake deletes the file from inbound/: wait for that too, or the space it
     // frees lets the upload below through (seen once in 20 trials).
-    const gone = () => existsSync(join(c.w.outbound(), `${first.name}.ack.json`)) && !existsSync(join(c.w.outbound(), '..', 'inbound', first.name));
+    const gone = () => existsSync(join(c.w.outbound(), `${first.name}.ack.json`)) && !existsSync(join(c.w.inbound(), first.name));
     if (when >= 1) await c.until(gone, 'the ack, and the file gone from inbound/', 120_000);
     // The results wait for every order to be final: its orders waiting for a later attempt are
     // made due meanwhile, as while a trial settles.
@@ -180,7 +182,7 @@ const diskFull: Scenario = {
     const release = fillDisk(c.tmpfs!.dir);
     c.note(`disk filled ${['before the ack', 'after the ack', 'after the results'][when]}`);
     try {
-      const path = await c.w.batch(second.name, second.entries, { amountBase: AMOUNT_BASE + 5000, hardEvery: 5 });
+      const path = await c.w.batch(second.name, second.entries, { ...SHAPE, amountBase: AMOUNT_BASE + 5000 });
       const put = await c.w.put(path, second.name);
       if (put.status === 0) c.fail('an upload to a full disk succeeded');
       else if (!/failure|no space|quota|disk/i.test(put.stderr)) c.fail(`upload refused without a clear status: ${put.stderr.trim()}`);
@@ -192,7 +194,7 @@ const diskFull: Scenario = {
     } finally {
       release();
     }
-    await upload(c, second, { amountBase: AMOUNT_BASE + 5000, hardEvery: 5 });
+    await upload(c, second, { ...SHAPE, amountBase: AMOUNT_BASE + 5000 });
     return [first, second];
   },
 };

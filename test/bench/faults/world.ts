@@ -82,6 +82,8 @@ export interface World {
   receiver: FlakyReceiver;
   daemon: Supervised;
   sql: postgres.Sql;
+  /** The current merchant's inbound/ and outbound/ folders on the SFTP root. */
+  inbound(): string;
   outbound(): string;
   /** Writes a batch file of `entries` orders into the local folder; returns its path. */
   batch(file: string, entries: number, o: BatchShape): Promise<string>;
@@ -217,6 +219,7 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
       m = await merchant();
       receiver.trust(m.webhookSecret);
     },
+    inbound: () => join(sftpRoot, m.username, 'inbound'),
     outbound: () => join(sftpRoot, m.username, 'outbound'),
     async batch(file, entries, b) {
       const path = join(local, file);
