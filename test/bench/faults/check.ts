@@ -40,11 +40,13 @@ const FINAL = new Set(['APPROVED', 'EXPIRED', 'CANCELLED', 'DECLINED']);
 const EVENT: Record<string, string> = { APPROVED: 'ORDER COMPLETE', EXPIRED: 'ORDER EXPIRED', CANCELLED: 'ORDER CANCELLED' };
 const parked = (o: OrderRow) => o.status === 'PENDING' && o.status_reason === 'unreconciled' && o.next_attempt_at === null;
 
+/** The trial's orders (`o`), with their batch (`b`): the FROM and WHERE of every read of them. */
+const ofTrial = (w: World, files: TrialFile[]) => w.sql`
+  from orders o join batches b on b.id = o.batch_id
+  where o.merchant_id = ${w.merchantId} and b.file_name in ${w.sql(files.map((f) => f.name))}`;
+
 export async function trialOrders(w: World, files: TrialFile[]): Promise<OrderRow[]> {
-  return w.sql<OrderRow[]>`
-    select o.id, o.order_id, b.file_name, o.status, o.status_reason, o.next_attempt_at, o.amount
-    from orders o join batches b on b.id = o.batch_id
-    where o.merchant_id = ${w.merchantId} and b.file_name in ${w.sql(files.map((f) => f.name))}`;
+  return w.sql<OrderRow[]>`select o.id, o.order_id, b.file_name, o.status, o.status_reason, o.next_attempt_at, o.amount ${ofTrial(w, files)}`;
 }
 
 /**
@@ -58,8 +60,7 @@ export async function settled(w: World, files: TrialFile[]): Promise<boolean> {
     select count(*)::int as n,
       -- neither final nor parked (the parked test above, in SQL)
       count(*) filter (where o.status not in ${w.sql([...FINAL])} and not (o.status = 'PENDING' and o.status_reason = 'unreconciled' and o.next_attempt_at is null))::int as open
-    from orders o join batches b on b.id = o.batch_id
-    where o.merchant_id = ${w.merchantId} and b.file_name in ${w.sql(files.map((f) => f.name))}`;
+    ${ofTrial(w, files)}`;
   if (!orders || orders.n < files.reduce((n, f) => n + f.accepted, 0) || orders.open > 0) return false;
   const [row] = await w.sql<{ n: number }[]>`
     select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id
@@ -96,9 +97,9 @@ function badFiles(w: World, files: TrialFile[], rows: OrderRow[], notes: string[
 }
 
 /** Runs `query` over `ids` in slices: one statement takes at most 65,534 parameters, and a 100k-entry file has more orders. */
-async function inSlices<T>(ids: string[], query: (slice: string[]) => Promise<T[]>): Promise<T[]> {
+async function inSlices<T>(ids: string[], query: (slice: string[]) => Promise<T[]>, size = 10_000): Promise<T[]> {
   const out: T[] = [];
-  for (let i = 0; i < ids.length; i += 10_000) out.push(...(await query(ids.slice(i, i + 10_000))));
+  for (let i = 0; i < ids.length; i += size) out.push(...(await query(ids.slice(i, i + size))));
   return out;
 }
 

@@ -38,7 +38,6 @@ export interface Fakes {
   /** A PEM file holding the Adyen fake's certificate (NODE_EXTRA_CA_CERTS of the daemon). */
   caFile: string;
   credentials(g: Gateway): Record<string, unknown>;
-  /** Charges per amount at every fake together. */
   /** Money taken at every fake, counted by amount; with `since` (an earlier count), only what was taken after it. */
   chargesByAmount(since?: Map<number, number>): Map<number, number>;
   /** Every charge call answers after `ms` (and approves). */
