@@ -1,10 +1,9 @@
-// The planner's histories, read from the attempts table: this order's attempts, and the card's
-// attempts at this merchant across all its orders in the networks' 30-day window.
-import type { DbOrTx as Tx } from '../db/client.ts';
-import { cardAttempts, orderAttempts, type AttemptRow } from '../db/queries/attempts.ts';
+// The planner's histories, read from the attempts table (recorder.ts replanHistories, for a
+// group of orders in one statement): each order's attempts, and the card's attempts at this
+// merchant across all its orders in the networks' 30-day window.
+import type { AttemptRow } from '../db/queries/attempts.ts';
 import type { AttemptRecord } from './plan-types.ts';
 import { DAY_MS } from './time.ts';
-
 
 /** The longest window any network rule looks back over. */
 export const CARD_WINDOW_MS = 30 * DAY_MS;
@@ -17,12 +16,4 @@ export function toRecord(a: Pick<AttemptRow, 'startedAt' | 'responseCode' | 'adv
 export interface Histories {
   attempts: AttemptRecord[];
   cardAttempts: AttemptRecord[];
-}
-
-export async function loadHistories(tx: Tx, order: { id: string; merchantId: string; cardToken: string }, now: Date): Promise<Histories> {
-  const [own, card] = await Promise.all([
-    orderAttempts(tx, order.id),
-    cardAttempts(tx, order.merchantId, order.cardToken, new Date(now.getTime() - CARD_WINDOW_MS)),
-  ]);
-  return { attempts: own.map(toRecord), cardAttempts: card.map(toRecord) };
 }

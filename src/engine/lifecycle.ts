@@ -1,12 +1,12 @@
 // The order lifecycle of an MIT (DESIGN.md §2 "Statuses"): plan from a decline → PENDING or
 // EXPIRED; an approval → APPROVED. Every move goes through assertTransition and carries its
-// outbox event, written in the same transaction as the move (one order here, or a whole
-// group of attempts in recorder.ts).
-import type { DbOrTx as Tx } from '../db/client.ts';
-import { moveOrder, type OrderMove } from '../db/queries/move-order.ts';
+// outbox event, written in the same transaction as the move (by whoever applies it: a group of
+// attempts in recorder.ts, a batch of new orders in submitted.ts, a claim's dropped orders in
+// claim.ts).
+import type { OrderMove } from '../db/queries/move-order.ts';
 import type { WorkOrder } from '../db/queries/claim-orders.ts';
 import { assertTransition, type Status } from '../domain/states.ts';
-import { enqueueOrderEvent, type OrderEventInput, type OrderEventType } from '../webhooks/outbox.ts';
+import type { OrderEventInput, OrderEventType } from '../webhooks/outbox.ts';
 import { classifyDecline, type Classification, type DeclineInput } from './classify.ts';
 import { answerClassification, type AnswerCodes } from './answer-decline.ts';
 import type { Histories } from './history.ts';
@@ -104,12 +104,4 @@ export function approveMove(ctx: LifecycleCtx, order: WorkOrder, confirmationId:
     move: { status: 'APPROVED', statusReason: 'approved', nextAttemptAt: null, attemptCount, confirmationId, finishedAt: now },
     event: event(order, ctx, 'order.completed', 'APPROVED', now, { reason: 'approved', attempts: attemptCount, confirmationId }),
   };
-}
-
-/** planMove applied to one order in the caller's transaction, with its event. */
-export async function applyPlan(tx: Tx, ctx: LifecycleCtx, order: WorkOrder, from: Status, p: Plan, now: Date, attemptCount: number): Promise<Status> {
-  const m = planMove(ctx, order, from, p, now, attemptCount);
-  await moveOrder(tx, order.id, m.move, now);
-  if (m.event) await enqueueOrderEvent(tx, m.event);
-  return m.move.status as Status;
 }

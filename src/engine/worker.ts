@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/client.ts';
 import { markVoided } from '../db/queries/attempts.ts';
-import { dropUnsentAttempt, markUnknown, restartAttempt, type Claimed } from '../db/queries/claim-attempts.ts';
+import { dropUnsentAttempts, markUnknown, restartAttempt, type Claimed } from '../db/queries/claim-attempts.ts';
 import { lockOrder } from '../db/queries/claim-orders.ts';
 import { moveOrder } from '../db/queries/move-order.ts';
 import { assertTransition } from '../domain/states.ts';
@@ -165,7 +165,7 @@ async function forget(ctx: WorkerCtx, id: string, attemptId: string): Promise<vo
   await ctx.db.transaction(async (tx) => {
     const cur = await lockOrder(tx, id);
     if (cur?.status !== 'PROCESSING') return;
-    await dropUnsentAttempt(tx, attemptId);
+    await dropUnsentAttempts(tx, [attemptId]);
     assertTransition('PROCESSING', 'PENDING');
     await moveOrder(tx, id, { status: 'PENDING', nextAttemptAt: new Date(now.getTime() + ctx.errorRetryMs) }, now);
   });

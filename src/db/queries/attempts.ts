@@ -1,6 +1,6 @@
 // Attempt rows read back as the planner's histories, and the void of an approval. They are
 // started by the claim (claim-attempts.ts) and finished in groups (record-attempts.ts).
-import { and, asc, eq, gte } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
 import { attempts } from '../schema.ts';
 
@@ -12,15 +12,6 @@ export type AttemptResult = Pick<AttemptRow, 'status' | 'responseCode' | 'advice
 
 export async function orderAttempts(db: Tx, orderSessionKey: string): Promise<AttemptRow[]> {
   return db.select().from(attempts).where(eq(attempts.orderSessionKey, orderSessionKey)).orderBy(asc(attempts.attemptNo));
-}
-
-/** A card's attempts at a merchant since `since`, every order (attempts_card_idx). */
-export async function cardAttempts(db: Tx, merchantId: string, cardToken: string, since: Date): Promise<AttemptRow[]> {
-  return db
-    .select()
-    .from(attempts)
-    .where(and(eq(attempts.merchantId, merchantId), eq(attempts.cardToken, cardToken), gte(attempts.startedAt, since)))
-    .orderBy(asc(attempts.startedAt));
 }
 
 /** The approval of an attempt on a cancelled order, after the void call. */

@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
 import type { AttemptRow } from './attempts.ts';
 import { selectRows } from './claim-orders.ts';
-import { dateOf } from './raw-rows.ts';
+import { dateOf, uuidList } from './raw-rows.ts';
 
 
 export interface CardKey {
@@ -48,7 +48,7 @@ export async function attemptsOfCards(db: Tx, cards: CardKey[], since: Date, ord
       join attempts a on a.merchant_id = k.m and a.card_token = k.t and a.started_at >= ${since.toISOString()}::timestamptz
     union all
     select a.* from attempts a
-      where a.order_session_key in (select x::uuid from json_array_elements_text(${JSON.stringify(orderIds)}::json) as x) and a.started_at < ${since.toISOString()}::timestamptz
+      where a.order_session_key in ${uuidList(orderIds)} and a.started_at < ${since.toISOString()}::timestamptz
     order by started_at, attempt_no`,
   );
   return rows.map(toAttempt);

@@ -8,7 +8,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
 import { selectRows, toWorkOrder, type WorkOrder } from './claim-orders.ts';
-import { dateOf } from './raw-rows.ts';
+import { dateOf, uuidList } from './raw-rows.ts';
 
 /** The in-flight attempt a claimed order runs. */
 export interface ClaimedAttempt {
@@ -82,8 +82,9 @@ export async function claimWithAttempts(db: Tx, owner: string, now: Date, leaseU
 }
 
 /** Forgets attempt rows this claim created but did not send (the card's caps or the deadline said no). */
-export async function dropUnsentAttempt(tx: Tx, id: string): Promise<void> {
-  await tx.execute(sql`delete from attempts where id = ${id} and status = 'in_flight'`);
+export async function dropUnsentAttempts(tx: Tx, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.execute(sql`delete from attempts where id in ${uuidList(ids)} and status = 'in_flight'`);
 }
 
 /** Pins attempts to the accounts chosen for them, before their calls (one statement). */

@@ -1,4 +1,6 @@
 // db.execute answers an array (postgres-js) or { rows } (PGlite): the rows either way.
+import { sql } from 'drizzle-orm';
+
 export type RawRow = Record<string, unknown>;
 
 export function rowsOf(result: unknown): RawRow[] {
@@ -9,3 +11,6 @@ export function rowsOf(result: unknown): RawRow[] {
 export function dateOf(v: unknown): Date {
   return v instanceof Date ? v : new Date(v as string);
 }
+
+/** A list of uuids for `in`, as one JSON parameter: any length, one prepared statement. */
+export const uuidList = (list: string[]) => sql`(select x::uuid from json_array_elements_text(${JSON.stringify(list)}::json) as x)`;

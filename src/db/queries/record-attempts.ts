@@ -6,15 +6,15 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
 import type { AttemptResult } from './attempts.ts';
 import { selectRows, toWorkOrder, WORK_COLUMNS, type WorkOrder } from './claim-orders.ts';
+import { uuidList } from './raw-rows.ts';
 import type { OrderMove } from './move-order.ts';
 
 
-const ids = (list: string[]) => sql`(select x::uuid from json_array_elements_text(${JSON.stringify(list)}::json) as x)`;
 
 /** The orders, locked for the transaction, in id order (two groups never wait on each other in a cycle). */
 export async function lockOrders(tx: Tx, orderIds: string[]): Promise<Map<string, WorkOrder>> {
   if (orderIds.length === 0) return new Map();
-  const rows = await selectRows(tx, sql`select ${WORK_COLUMNS} from orders where id in ${ids(orderIds)} order by id for update`);
+  const rows = await selectRows(tx, sql`select ${WORK_COLUMNS} from orders where id in ${uuidList(orderIds)} order by id for update`);
   return new Map(rows.map((r) => [r.id as string, toWorkOrder(r)]));
 }
 

@@ -1,7 +1,7 @@
 // The engine's grouped database work: attempts answered together are recorded together with
 // their outbox events and deliveries; within one group an order cancelled meanwhile is voided
 // and one whose lease another instance took is left to it; a claim that holds two orders of
-// one card with room for one attempt sends one and re-plans the other without an attempt row.
+// one card with room for one attempt sends one and re-plans the others without an attempt row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import { DB_KINDS, silentLog } from '../../helpers/db.ts';
@@ -125,5 +125,24 @@ describe.each(DB_KINDS)('grouped attempts on %s', (kind) => {
     expect(o!.status === 'PENDING' || o!.status === 'EXPIRED').toBe(true);
     expect(o).toMatchObject({ attemptCount: 0, leaseOwner: null });
     if (o!.status === 'PENDING') expect(o!.nextAttemptAt!.getTime()).toBeGreaterThan(T0.getTime());
+  });
+
+  it('re-plans every order a claim drops at the card caps together, each with its event when it stops', async () => {
+    clock.set(T0);
+    // A Visa card no other test of this file charges: one reattempt in 30 days is the cap here.
+    const ids = await pending('4111111111111111', 6);
+    const h = hooked(async () => {});
+    const engine = createEngine({ db: f.db, processor: h.p, clock, log: silentLog, config: config({ visaMaxReattemptsPer30Days: 1 }) });
+    expect(await engine.runOnce()).toBe(1);
+    expect(h.keys).toHaveLength(1);
+    const others = ids.filter((id) => id !== h.keys[0]!.split(':')[0]);
+    expect(others).toHaveLength(5);
+    expect(await f.db.select().from(attempts).where(inArray(attempts.orderSessionKey, others))).toEqual([]);
+    // The card's slot frees 30 days after T0, past the orders' deadline: each stops.
+    const rows = await f.db.select().from(orders).where(inArray(orders.id, others));
+    expect(rows).toHaveLength(5);
+    for (const o of rows) expect(o).toMatchObject({ status: 'EXPIRED', statusReason: 'visa_reattempt_cap', attemptCount: 0, leaseOwner: null, leaseExpiresAt: null });
+    const events = await f.db.select().from(webhookEvents).where(inArray(webhookEvents.orderSessionKey, others));
+    expect(events.map((e) => [e.type, e.orderSessionKey]).sort()).toEqual(others.map((id) => ['order.expired', id]).sort());
   });
 });
