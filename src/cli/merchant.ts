@@ -1,7 +1,9 @@
 // `rescued merchant …`: onboarding and upkeep of merchants. Secrets are printed once, when
-// they are made (add, rotate-secret), and never again: `show` prints no secret.
+// they are made (add, rotate-secret, rotate-tokenization-key), and never again: `show`
+// prints no secret.
 import type { Command } from 'commander';
-import type { MerchantCredentials } from '../merchants/service.ts';
+import { keyGraceMs, type MerchantCredentials } from '../merchants/service.ts';
+import type { RevokedKey } from '../db/queries/rotate-tokenization-key.ts';
 import { readInput, withCore } from './context.ts';
 
 function credentialLines(c: MerchantCredentials): string {
@@ -16,6 +18,15 @@ function credentialLines(c: MerchantCredentials): string {
     '',
     'The secrets above are shown once and stored only as digests or encrypted; keep them now.',
   ].join('\n');
+}
+
+function previousKeyLine(revoked: RevokedKey[], keptMs: number): string {
+  if (revoked.length === 0) return 'The merchant had no other live key.';
+  const which = revoked.length === 1 ? 'The previous key' : `The ${revoked.length} previous keys`;
+  if (keptMs === 0) return `${which}: revoked; a running daemon refuses it within 5 s.`;
+  // An earlier rotation's grace may end sooner: the latest end is the one to plan around.
+  const last = new Date(Math.max(...revoked.map((k) => k.revokedAt.getTime())));
+  return `${which}: still working until ${last.toISOString()}, then refused (within 5 s).`;
 }
 
 export function merchantCommands(program: Command): void {
@@ -102,6 +113,21 @@ export function merchantCommands(program: Command): void {
         }
         const r = await core.merchants.rotateWebhookSecret(mid);
         print(`webhook secret: ${r.webhookSecret}\n\nShown once; the previous secret also signs until ${r.previousValidUntil.toISOString()}.`);
+      }),
+    );
+
+  merchant
+    .command('rotate-tokenization-key <mid>')
+    .description('make a new tokenization key (printed once) and revoke the old one: at once, or after --keep-old-for')
+    .option('--keep-old-for <duration>', 'keep the old key working this long (90m, 24h, 7d; at most 30d) while checkout pages move to the new one')
+    .option('--json', 'print JSON')
+    .action((mid: string, opts: { keepOldFor?: string; json?: boolean }) =>
+      withCore(program, async (core, print) => {
+        const keptMs = keyGraceMs(opts.keepOldFor);
+        const r = await core.merchants.rotateTokenizationKey(mid, keptMs);
+        core.log.info({ mid, component: 'cli', revoked: r.revoked.length, keepOldForMs: keptMs }, 'tokenization key rotated');
+        if (opts.json) return print({ tokenizationKey: r.tokenizationKey, previousKeys: r.revoked.map((k) => ({ createdAt: k.createdAt, validUntil: k.revokedAt })) }, true);
+        print(`tokenization key: ${r.tokenizationKey}\n\nShown once. ${previousKeyLine(r.revoked, keptMs)}`);
       }),
     );
 }

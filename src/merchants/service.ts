@@ -7,15 +7,34 @@ import { createMerchant } from '../db/queries/create-merchant.ts';
 import { findMerchantByMid, merchantDetails, type MerchantRow } from '../db/queries/find-merchant.ts';
 import { addSftpCidr, addSftpKey, disableMerchant, replaceApiClient, rotateWebhookSecret, setWebhookUrl } from '../db/queries/update-merchant.ts';
 import { listMerchants } from '../db/queries/list-merchants.ts';
+import { rotateTokenizationKey, type RevokedKey } from '../db/queries/rotate-tokenization-key.ts';
 import { digest, newClientId, newSecret, newWebhookSecret } from '../auth/secrets.ts';
 import { seal, type KeyRing } from '../vault/cipher.ts';
 import { RescuedError } from '../errors.ts';
 import { parsePublicKey } from './ssh-key.ts';
 import { normaliseCidr } from './cidr.ts';
 import { checkWebhookUrl } from '../webhooks/url-safety.ts';
+import { parseDurationMs } from '../duration.ts';
 
 /** How long the previous webhook secret keeps signing after a rotation. */
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The longest an old tokenization key may keep working after a rotation: long enough to
+ * redeploy every checkout page, short enough that a rotation after a leak still ends the
+ * leaked key (the webhook secret's fixed grace is 24 h).
+ */
+export const MAX_TOKENIZATION_KEY_GRACE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** `--keep-old-for`: a duration (`0s`, `90m`, `24h`, `7d`) up to MAX_TOKENIZATION_KEY_GRACE_MS; absent, no grace. */
+export function keyGraceMs(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const ms = parseDurationMs(text);
+  if (ms === undefined || ms > MAX_TOKENIZATION_KEY_GRACE_MS) {
+    throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', `--keep-old-for "${text.slice(0, 40)}" must be a duration such as 90m, 24h or 7d, at most 30d.`);
+  }
+  return ms;
+}
 
 export interface MerchantCredentials {
   mid: string;
@@ -115,6 +134,17 @@ export function createMerchantService(deps: MerchantServiceDeps) {
       const previousValidUntil = new Date(now.getTime() + WEBHOOK_SECRET_GRACE_MS);
       await rotateWebhookSecret(db, m.id, seal(vault, webhookSecret, webhookSecretAad(m.id)), previousValidUntil);
       return { webhookSecret, previousValidUntil };
+    },
+
+    /**
+     * A new tokenization key, returned once; the merchant's other live keys stop working after
+     * `keepOldForMs` (0: at once). A running daemon refuses them within its key cache (5 s).
+     */
+    async rotateTokenizationKey(mid: string, keepOldForMs = 0): Promise<{ tokenizationKey: string; revoked: RevokedKey[] }> {
+      const m = await byMid(mid);
+      const tokenizationKey = newSecret('rtk');
+      const revoked = await rotateTokenizationKey(db, m.id, digest(tokenizationKey), keepOldForMs);
+      return { tokenizationKey, revoked };
     },
 
     async rotateApiSecret(mid: string): Promise<{ clientId: string; clientSecret: string }> {

@@ -6,15 +6,15 @@ import { RescuedError } from '../errors.ts';
 import { listWebhookDeliveries } from '../db/queries/list-webhook-deliveries.ts';
 import { replayWebhookEvents, type ReplaySelector } from '../db/queries/replay-webhook-events.ts';
 import { enableWebhookEndpoint } from '../db/queries/enable-webhook-endpoint.ts';
+import { parseDurationMs } from '../duration.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EVENT_ID = /^msg_[0-9a-f]{32}$/;
-const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `--since`: an ISO 8601 / RFC 1123 time, or a duration back from now (`90m`, `24h`, `7d`). */
 export function parseSince(text: string, now: Date): Date {
-  const rel = /^(\d+)\s*([smhd])$/.exec(text.trim());
-  if (rel) return new Date(now.getTime() - Number(rel[1]) * UNITS[rel[2]!]!);
+  const back = parseDurationMs(text);
+  if (back !== undefined) return new Date(now.getTime() - back);
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) throw new RescuedError('ERR_WEBHOOK_INVALID_INPUT', `"${text}" is neither a time (2026-11-22T06:00:00Z) nor a duration (90m, 24h, 7d).`);
   return new Date(ms);

@@ -13,7 +13,7 @@ import { expectNoCardData } from '../helpers/card-sweep.ts';
 import { runCli } from '../helpers/cli.ts';
 import { pgliteDirFor } from '../../src/db/client.ts';
 
-const COMMANDS = [[], ['serve'], ['migrate'], ['merchant'], ['merchant', 'add'], ['merchant', 'list'], ['merchant', 'show'], ['merchant', 'disable'], ['merchant', 'add-key'], ['merchant', 'allow-ip'], ['merchant', 'set-webhook'], ['merchant', 'rotate-secret'], ['vault'], ['vault', 'rotate'], ['orders'], ['orders', 'show'], ['webhooks'], ['webhooks', 'list'], ['webhooks', 'replay'], ['webhooks', 'enable']];
+const COMMANDS = [[], ['serve'], ['migrate'], ['merchant'], ['merchant', 'add'], ['merchant', 'list'], ['merchant', 'show'], ['merchant', 'disable'], ['merchant', 'add-key'], ['merchant', 'allow-ip'], ['merchant', 'set-webhook'], ['merchant', 'rotate-secret'], ['merchant', 'rotate-tokenization-key'], ['vault'], ['vault', 'rotate'], ['orders'], ['orders', 'show'], ['webhooks'], ['webhooks', 'list'], ['webhooks', 'replay'], ['webhooks', 'enable']];
 
 describe('rescued --help', () => {
   it.each(COMMANDS.map((c) => [c.join(' ') || '(root)', c]))('%s --help', async (_name, command) => {
