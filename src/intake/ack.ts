@@ -8,14 +8,12 @@
 import type { FieldError } from '../error-types.ts';
 import { createReadStream } from 'node:fs';
 import { AtomicFile } from '../atomic-file.ts';
+import { RejectedList, type RejectedEntry } from './ack-rejected.ts';
+import type { FileBudget } from './budget.ts';
+
+export type { RejectedEntry } from './ack-rejected.ts';
 
 export type AckStatus = 'accepted' | 'partially_accepted' | 'rejected';
-
-export interface RejectedEntry {
-  sequenceNumber: number | null;
-  orderId: string | null;
-  errors: FieldError[];
-}
 
 /** An accepted entry and the order it became. */
 export interface AcceptedEntry {
@@ -50,6 +48,8 @@ export interface AckSummary {
    */
   input: 'archived' | 'deleted' | 'quarantined';
   error?: FileError;
+  /** Rejected entries counted but not listed, past the ack's size bound (ack-rejected.ts). */
+  rejectedNotListed?: { count: number; positions: string };
 }
 
 export const ackName = (file: string) => `${file}.ack.json`;
@@ -62,11 +62,20 @@ export class AckWriter {
   private rejectedFile: AtomicFile | undefined;
   private accepted = 0;
   private rejected = 0;
+  private rows = 0;
+  private readonly list: RejectedList;
 
-  constructor(outboundDir: string, file: string) {
+  /** `budget`: the file's memory budget, charged with what the rejected list keeps. */
+  constructor(outboundDir: string, file: string, budget?: FileBudget) {
     this.outboundDir = outboundDir;
     this.name = file;
     this.file = new AtomicFile(outboundDir, ackName(file));
+    this.list = new RejectedList(budget);
+  }
+
+  /** Bytes of the input read so far: the rejected list's allowance grows with them. */
+  measureInput(bytes: () => number): void {
+    this.list.inputBytes = bytes;
   }
 
   get acceptedCount(): number {
@@ -85,9 +94,13 @@ export class AckWriter {
     await this.file.write(text);
   }
 
-  async reject(entry: RejectedEntry): Promise<void> {
+  /** `position`: the entry's place in the file, from 1 (its sequenceNumber when valid). */
+  async reject(entry: RejectedEntry, position = entry.sequenceNumber ?? 0): Promise<void> {
+    this.rejected++;
+    const row = this.list.row(entry, position);
+    if (row === undefined) return;
     this.rejectedFile ??= new AtomicFile(this.outboundDir, `${ackName(this.name)}.rejected`);
-    await this.rejectedFile.write(`${this.rejected++ ? ',' : ''}\n${JSON.stringify(entry)}`);
+    await this.rejectedFile.write(`${this.rows++ ? ',' : ''}\n${row}`);
   }
 
   /** Writes the rejected entries and the summary and closes the temporary file; `publish` then renames it into place. */
@@ -100,8 +113,9 @@ export class AckWriter {
       await this.rejectedFile.discard();
       this.rejectedFile = undefined;
     }
-    const body = JSON.stringify(summary);
-    await this.file.end(`${this.rejected ? '\n' : ''}],${body.slice(1)}\n`);
+    const notListed = this.list.summary();
+    const body = JSON.stringify(notListed ? { ...summary, rejectedNotListed: notListed } : summary);
+    await this.file.end(`${this.rows ? '\n' : ''}],${body.slice(1)}\n`);
   }
 
   publish(): Promise<string> {

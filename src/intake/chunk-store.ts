@@ -13,6 +13,7 @@ import { orderRow, type EntryContext, type OrderRow } from './entries.ts';
 import type { AckWriter } from './ack.ts';
 import type { Transaction as Tx } from '../db/client.ts';
 import type { CardResolver } from './types.ts';
+import type { FileBudget } from './budget.ts';
 
 export interface PassTwoCounts {
   entries: number;
@@ -29,11 +30,16 @@ export interface StoreContext {
   counts: PassTwoCounts;
   /** Hears the counts after each stored chunk (intake progress). */
   progress?: (counts: PassTwoCounts) => Promise<void>;
+  /** Given back each chunk's memory once it is stored (its `cost`). */
+  budget?: FileBudget;
 }
 
 export interface ChunkStore {
-  /** Takes a chunk of checked entries; may return before it is stored (a bounded number ahead). */
-  push(entries: BatchEntry[]): Promise<void>;
+  /**
+   * Takes a chunk of checked entries; may return before it is stored (a bounded number ahead).
+   * `cost`: what the chunk holds of the file's memory budget, given back once it is stored.
+   */
+  push(entries: BatchEntry[], cost?: number): Promise<void>;
   /** Resolves when every chunk is stored; rejects with the first failure. */
   finish(): Promise<void>;
   /** Waits for the chunks in flight, failed or not: nothing may reach the connection after a rollback. */
@@ -52,16 +58,20 @@ export function cardErrors(card: ResolvedCard, entry: BatchEntry): FieldError[] 
 /** `copyFirst`: on PostgreSQL, try each chunk by COPY in a savepoint before the INSERT (insert-orders.ts). */
 export function carefulStore(s: StoreContext, opts: { copyFirst: boolean }): ChunkStore {
   let inFlight: Promise<void> = Promise.resolve();
-  const flush = async (entries: BatchEntry[]) => {
-    const rejected = await storeChunk(s, entries, opts.copyFirst);
-    s.counts.accepted += entries.length - rejected;
-    s.counts.rejected += rejected;
-    await s.progress?.(s.counts);
+  const flush = async (entries: BatchEntry[], cost: number) => {
+    try {
+      const rejected = await storeChunk(s, entries, opts.copyFirst);
+      s.counts.accepted += entries.length - rejected;
+      s.counts.rejected += rejected;
+      await s.progress?.(s.counts);
+    } finally {
+      s.budget?.release(cost);
+    }
   };
   return {
-    async push(entries) {
+    async push(entries, cost = 0) {
       await inFlight;
-      inFlight = flush(entries);
+      inFlight = flush(entries, cost);
       // Its failure is awaited later (at the next chunk, or at the end); until then it must
       // not count as unhandled, which would end the process.
       inFlight.catch(() => undefined);

@@ -16,5 +16,9 @@ export const INTAKE_ERRORS = {
   ERR_INTAKE_TOO_DEEP: { status: 400, retryable: false, message: 'An entry nests deeper than intake.maxDepth; nothing was kept.' },
   ERR_INTAKE_STORAGE_REFUSED: { status: 500, retryable: false, message: 'The database refused to store the file; nothing was kept. The operator was alerted and holds a redacted copy.' },
   ERR_INTAKE_STORAGE_UNAVAILABLE: { status: 503, retryable: true, message: 'The file could not be stored: the database stayed unavailable through intake.maxTries tries; nothing was kept. Send the file again.' },
+  ERR_INTAKE_HEADER_TOO_LARGE: { status: 413, retryable: false, message: 'The header (the top-level keys beside requests) has more than intake.maxHeaderKeys keys or intake.maxHeaderBytes bytes; nothing was kept.' },
+  ERR_INTAKE_TOO_MANY_ENTRIES: { status: 413, retryable: false, message: 'The file has more than intake.maxEntries entries; nothing was kept. Split it into several files.' },
+  ERR_INTAKE_MEMORY_BUDGET: { status: 413, retryable: false, message: 'Reading the file would hold more memory than intake.fileMemoryBytes (or intake.memoryBytes for every file together); nothing was kept.' },
+  ERR_INTAKE_CRASHED: { status: 500, retryable: false, message: 'The daemon stopped twice while ingesting this file, so it was not ingested a third time; nothing was kept. The operator was alerted and holds a redacted copy.' },
   ERR_INTAKE_NOT_DECLINED: { status: 400, retryable: false, message: 'Only declined transactions can be rescued (isDeclined: true).' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -17,11 +17,28 @@ export interface EntryContext {
   mode: ModelMode;
   defaultExpiryDateUtc: string | undefined;
   now: Date;
+  /**
+   * The file's merchant: an entry naming another merchant's mid or siteId is rejected, as the
+   * API answers 403 for the same body (orders/own-ids.ts).
+   */
+  owner?: { mid: string; siteIds: ReadonlySet<string> };
 }
 
 export type EntryOutcome = { ok: true; entry: BatchEntry } | { ok: false; rejected: RejectedEntry };
 
 const intakeError = (field: string, code: keyof typeof INTAKE_ERRORS): FieldError => ({ field, code, message: INTAKE_ERRORS[code].message });
+
+/** The API's code for the same problem (http/codes.ts), so one code means one thing everywhere. */
+const MERCHANT_MISMATCH = 'ERR_API_MERCHANT_MISMATCH';
+
+function ownerErrors(entry: BatchEntry, owner: EntryContext['owner']): FieldError[] {
+  if (!owner) return [];
+  const errors: FieldError[] = [];
+  const message = (field: string) => `${field} is not one of this file's merchant's (the SFTP account's)`;
+  if (entry.mid !== undefined && entry.mid.toLowerCase() !== owner.mid.toLowerCase()) errors.push({ field: 'mid', code: MERCHANT_MISMATCH, message: message('mid') });
+  if (!owner.siteIds.has(entry.siteId.toLowerCase())) errors.push({ field: 'siteId', code: MERCHANT_MISMATCH, message: message('siteId') });
+  return errors;
+}
 
 /** What an entry says about itself even when it is invalid: for the ack's rejected list. */
 function identify(raw: unknown): { sequenceNumber: number | null; orderId: string | null } {
@@ -56,6 +73,7 @@ export function checkEntry(raw: unknown, position: number, ctx: EntryContext, te
   if (seq !== null && seq !== undefined && seq !== position) errors.push(intakeError('sequenceNumber', 'ERR_INTAKE_SEQUENCE'));
   if (value && value.isMIT !== true) errors.push(intakeError('isMIT', 'ERR_INTAKE_NOT_MIT'));
   if (value && value.isDeclined !== true) errors.push(intakeError('isDeclined', 'ERR_INTAKE_NOT_DECLINED'));
+  if (value) errors.push(...ownerErrors(value, ctx.owner));
   if (errors.length > 0 || !value) return { ok: false, rejected: { ...self, sequenceNumber: seq ?? null, errors } };
   return { ok: true, entry: value };
 }

@@ -25,7 +25,9 @@ import { batchEntries } from '../metrics.ts';
 import type { IntakeDeps, IntakeFile } from './types.ts';
 import { intakeProgress } from './progress.ts';
 import { BatchReader, type ReadSummary } from './reader.ts';
-import { countsOf, DEFAULT_CHUNK, FileHandledElsewhere, ingestOnce, SecondReadNeeded, statusOf, type FileRun, type Stored } from './one-pass.ts';
+import { countsOf, DEFAULT_CHUNK, FileHandledElsewhere, ingestOnce, inputFate, SecondReadNeeded, statusOf, type FileRun, type Stored } from './one-pass.ts';
+import { MemoryBudget, type FileBudget } from './budget.ts';
+import { siteIdsOf } from '../db/queries/find-merchant.ts';
 
 export { FileHandledElsewhere } from './one-pass.ts';
 
@@ -95,7 +97,7 @@ async function readOnce(run: FileRun, reader: BatchReader): Promise<Attempt> {
 }
 
 /** The second read, the careful way, once the whole file has been read and checked. */
-async function readAgain(run: FileRun, pre: ReadSummary, expiryDateUtc: string | undefined, copyFirst: boolean, carded: boolean): Promise<Stored> {
+async function readAgain(run: FileRun, budget: FileBudget, pre: ReadSummary, expiryDateUtc: string | undefined, copyFirst: boolean, carded: boolean): Promise<Stored> {
   const { deps, file, ack, progress, receivedAt } = run;
   const batchId = randomUUID();
   return deps.db.transaction(async (tx) => {
@@ -105,14 +107,15 @@ async function readAgain(run: FileRun, pre: ReadSummary, expiryDateUtc: string |
     await insertBatch(tx, { id: batchId, merchantId: file.merchantId, fileName: file.name, sha256: pre.sha256, status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt });
     await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount: pre.entryCount, startedAt: receivedAt });
     run.log.info({ entries: pre.entryCount, sha256: pre.sha256, read: 'twice' }, 'batch ingest started');
-    const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt };
+    const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt, owner: run.owner };
     const counts: PassTwoCounts = { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false };
-    const store = carefulStore({ tx, cards: deps.cards, ctx, ack, counts, progress: (c) => progress.update(c) }, { copyFirst });
-    const reader = new BatchReader(file.path, file.name, deps.limits ?? DEFAULT_LIMITS);
+    const store = carefulStore({ tx, cards: deps.cards, ctx, ack, counts, progress: (c) => progress.update(c), budget }, { copyFirst });
+    const reader = new BatchReader(file.path, file.name, deps.limits ?? DEFAULT_LIMITS, { budget });
+    ack.measureInput(() => reader.unpackedBytes);
     await streamEntries(reader, store, { ctx, ack, counts, chunkSize: deps.chunkSize ?? DEFAULT_CHUNK, signal: deps.signal });
     const status = statusOf(counts.accepted, counts.rejected);
     await updateBatchCounts(tx, batchId, { status, entryCount: counts.entries, acceptedCount: counts.accepted, rejectedCount: counts.rejected });
-    const input: AckSummary['input'] = counts.carriedCardNumbers || carded ? 'deleted' : 'archived';
+    const input = inputFate(status, counts.carriedCardNumbers || carded);
     await ack.finish({ file: file.name, mid: file.mid, receivedAt: receivedAt.toISOString(), sha256: pre.sha256, batchId, finishedAt: run.now().toISOString(), status, counts: countsOf(counts), input });
     await progress.end(tx);
     return { batchId, sha256: pre.sha256, status, counts, input };
@@ -125,10 +128,14 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
   // deps.log is the intake stage's child (component: 'intake'); a file adds its own fields.
   const log = deps.log.child({ mid: file.mid, file: file.name });
   const base = { file: file.name, mid: file.mid, receivedAt: receivedAt.toISOString() };
+  const limits = deps.limits ?? DEFAULT_LIMITS;
+  // Everything this file holds in memory, from the header to the ack's lists (budget.ts).
+  const budget = (deps.budget ?? new MemoryBudget(limits.memoryBytes)).forFile(limits.fileMemoryBytes);
   let sha256 = '';
-  const newRun = (refuse: FileRun['refuseIngested']): FileRun => ({
-    deps, file, log, receivedAt, now, refuseIngested: refuse,
-    ack: new AckWriter(file.outboundDir, file.name),
+  let owner: FileRun['owner'] | undefined;
+  const newRun = (refuse: FileRun['refuseIngested'], fileOwner: FileRun['owner']): FileRun => ({
+    deps, file, log, receivedAt, now, refuseIngested: refuse, owner: fileOwner,
+    ack: new AckWriter(file.outboundDir, file.name, budget),
     progress: intakeProgress(deps.db, deps.progressBesideTransaction ?? false, log, file.mid),
   });
   let run: FileRun | undefined;
@@ -136,8 +143,11 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
   try {
     const placed = await stat(file.path);
     const refuse = (tx: Tx, sha: string) => refuseIngested(tx, file, sha, placed.mtime);
-    run = newRun(refuse);
-    reader = new BatchReader(file.path, file.name, deps.limits ?? DEFAULT_LIMITS, { fileBytes: placed.size, scanCards: true });
+    owner = { mid: file.mid, siteIds: await siteIdsOf(deps.db, file.merchantId) };
+    run = newRun(refuse, owner);
+    const first = new BatchReader(file.path, file.name, limits, { fileBytes: placed.size, scanCards: true, budget });
+    reader = first;
+    run.ack.measureInput(() => first.unpackedBytes);
     const attempt = await readOnce(run, reader);
     let stored: Stored;
     if ('stored' in attempt) stored = attempt.stored;
@@ -150,8 +160,8 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
       // Nothing after the entries changed what they were checked with: the entry's error stands.
       if (entryError && !reader.headerAfterEntries) throw syntaxRejection(entryError);
       if (reason !== 'header') log.info({ reason }, 'batch file read a second time');
-      run = newRun(refuse);
-      stored = await readAgain(run, pre, expiryDateUtc, reason !== 'store', reader.sawCardNumber);
+      run = newRun(refuse, owner);
+      stored = await readAgain(run, budget, pre, expiryDateUtc, reason !== 'store', reader.sawCardNumber);
     }
     return await published(deps, file, run, stored, base);
   } catch (err) {
@@ -170,6 +180,8 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     await archiveInput(deps.archiveDir, file, { batchId: null, deleteInstead: true });
     log.warn({ code: rejection.fileError.code, line: rejection.fileError.line, column: rejection.fileError.column }, 'batch rejected');
     return { ...summary, ackPath };
+  } finally {
+    budget.close();
   }
 }
 

@@ -49,6 +49,8 @@ export interface FileRun {
   now: () => Date;
   /** Checks for an ingested file of the same SHA-256, under the file's lock. */
   refuseIngested(tx: Tx, sha256: string): Promise<void>;
+  /** The file's merchant, whose ids its entries must name. */
+  owner: { mid: string; siteIds: ReadonlySet<string> };
 }
 
 export interface Stored {
@@ -75,9 +77,9 @@ export async function ingestOnce(tx: Tx, run: FileRun, reader: BatchReader, firs
   const entryCount = reader.estimatedEntries();
   await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount, startedAt: receivedAt });
   run.log.info({ entries: entryCount, read: 'once' }, 'batch ingest started');
-  const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt };
+  const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt, owner: run.owner };
   const counts: PassTwoCounts = { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false };
-  const s: StoreContext = { tx, cards: deps.cards, ctx, ack, counts, progress: (c) => progress.update(c) };
+  const s: StoreContext = { tx, cards: deps.cards, ctx, ack, counts, progress: (c) => progress.update(c), budget: reader.budget };
   // PostgreSQL (the driver's `unsafe`) takes COPY; PGlite stores the careful way, in this thread anyway.
   const fast = typeof rawClient(tx).unsafe === 'function';
   const store = fast ? copyStore(s) : carefulStore(s, { copyFirst: false });
@@ -96,11 +98,17 @@ export async function ingestOnce(tx: Tx, run: FileRun, reader: BatchReader, firs
     id: batchId, merchantId: file.merchantId, fileName: file.name, sha256, status,
     entryCount: counts.entries, acceptedCount: counts.accepted, rejectedCount: counts.rejected, receivedAt, finishedAt: run.now(),
   });
-  const input: AckSummary['input'] = counts.carriedCardNumbers || reader.sawCardNumber ? 'deleted' : 'archived';
+  const input = inputFate(status, counts.carriedCardNumbers || reader.sawCardNumber);
   await ack.finish({ file: file.name, mid: file.mid, receivedAt: receivedAt.toISOString(), sha256, batchId, finishedAt: run.now().toISOString(), status, counts: countsOf(counts), input });
   await progress.end(tx);
   return { batchId, sha256, status, counts, input };
 }
+
+/**
+ * Archived only when it held no card number in clear and some entry was accepted: of a file
+ * rejected whole nothing is kept (its ack holds the diagnosis, the merchant holds the file).
+ */
+export const inputFate = (status: AckStatus, carded: boolean): AckSummary['input'] => (carded || status === 'rejected' ? 'deleted' : 'archived');
 
 export const countsOf = (c: PassTwoCounts) => ({ entries: c.entries, accepted: c.accepted, rejected: c.rejected });
 

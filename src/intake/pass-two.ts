@@ -13,6 +13,12 @@ export type { PassTwoCounts } from './chunk-store.ts';
 
 /** How long parsing may hold the event loop: a database answer waits at most this long. */
 const TURN_MS = 1;
+/**
+ * A chunk is handed to the store at `chunkSize` entries or at this share of the file's memory
+ * budget, whichever comes first: the store holds a few chunks at once (store-copy.ts, DEPTH),
+ * so entries of any size stay inside the budget by construction.
+ */
+const CHUNK_BUDGET_SHARE = 8;
 
 export interface EntryRun {
   ctx: EntryContext;
@@ -52,7 +58,10 @@ export async function streamEntries(reader: BatchReader, store: ChunkStore, run:
 
 async function parseInto(reader: BatchReader, store: ChunkStore, run: EntryRun, first: EntryItem[] | undefined): Promise<void> {
   const { ctx, ack, counts } = run;
+  const budget = reader.budget;
+  const chunkCost = budget.limit / CHUNK_BUDGET_SHARE;
   let pending: BatchEntry[] = [];
+  let pendingCost = 0;
   let turn = performance.now();
   for (let items = first ?? (await reader.next()); items; items = await reader.next()) {
     run.signal?.throwIfAborted();
@@ -66,15 +75,18 @@ async function parseInto(reader: BatchReader, store: ChunkStore, run: EntryRun, 
       }
       const outcome = checkEntry(raw, item.index + 1, ctx, item.text);
       if (!outcome.ok) {
+        budget.release(item.cost);
         counts.rejected++;
-        await ack.reject(outcome.rejected);
+        await ack.reject(outcome.rejected, item.index + 1);
         continue;
       }
       if (outcome.entry.paymentMethod.token === false) counts.carriedCardNumbers = true;
       pending.push(outcome.entry);
-      if (pending.length >= run.chunkSize) {
-        await store.push(pending);
+      pendingCost += item.cost;
+      if (pending.length >= run.chunkSize || pendingCost >= chunkCost) {
+        await store.push(pending, pendingCost);
         pending = [];
+        pendingCost = 0;
       }
       if (performance.now() - turn >= TURN_MS) {
         await new Promise(setImmediate);
@@ -82,5 +94,5 @@ async function parseInto(reader: BatchReader, store: ChunkStore, run: EntryRun, 
       }
     }
   }
-  await store.push(pending);
+  await store.push(pending, pendingCost);
 }

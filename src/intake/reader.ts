@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { BatchScanner, type ScanItem } from './scanner.ts';
 import { fileChunks, isGzip } from './prescan.ts';
 import { CardScan } from './card-scan.ts';
-import type { IntakeLimits } from './limits.ts';
+import { IntakeLimitError, type IntakeLimits } from './limits.ts';
+import { HEADER_COST_PER_BYTE, MemoryBudget, type FileBudget } from './budget.ts';
 
 export type EntryItem = Extract<ScanItem, { kind: 'entry' }>;
 
@@ -30,15 +31,22 @@ export class BatchReader {
   private readonly cards: CardScan | undefined;
   private readonly chunks: AsyncGenerator<Buffer>;
   private readonly fileBytes: number;
+  private readonly maxEntries: number;
+  /** Charged with the header kept and every entry handed over until its taker releases it. */
+  readonly budget: FileBudget;
   private packedBytes = 0;
+  /** Bytes of content read so far (after decompression). */
+  unpackedBytes = 0;
   private digest: string | undefined;
 
   /**
    * `fileBytes`: the file's size on disk (for `estimatedEntries`); `scanCards`: also look for
    * card numbers in clear (the archive-or-delete decision).
    */
-  constructor(path: string, name: string, limits: IntakeLimits, opts: { fileBytes?: number; scanCards?: boolean } = {}) {
-    this.scanner = new BatchScanner(limits);
+  constructor(path: string, name: string, limits: IntakeLimits, opts: { fileBytes?: number; scanCards?: boolean; budget?: FileBudget } = {}) {
+    this.budget = opts.budget ?? new MemoryBudget(limits.memoryBytes).forFile(limits.fileMemoryBytes);
+    this.maxEntries = limits.maxEntries;
+    this.scanner = new BatchScanner(limits, this.budget);
     this.cards = opts.scanCards ? new CardScan() : undefined;
     this.fileBytes = opts.fileBytes ?? 0;
     const counted = {
@@ -62,6 +70,7 @@ export class BatchReader {
         this.done = true;
         return undefined;
       }
+      this.unpackedBytes += read.value.length;
       this.cards?.push(read.value);
       const entries = this.take(this.scanner.push(read.value));
       if (entries.length > 0) return entries;
@@ -70,7 +79,14 @@ export class BatchReader {
 
   /** Reads the rest of the file without handing anything over (its structure is still checked). */
   async drain(): Promise<void> {
-    while (await this.next());
+    for (let items = await this.next(); items; items = await this.next()) this.release(items);
+  }
+
+  /** The entries handed over are parsed and dropped, or stored: their memory goes back. */
+  release(items: EntryItem[]): void {
+    let cost = 0;
+    for (const item of items) cost += item.cost;
+    this.budget.release(cost);
   }
 
   /** Once `done`: what a separate first pass used to compute. */
@@ -97,9 +113,19 @@ export class BatchReader {
   private take(items: ScanItem[]): EntryItem[] {
     const entries: EntryItem[] = [];
     for (const item of items) {
-      if (item.kind === 'entry') entries.push(item);
-      else {
+      if (item.kind === 'entry') {
+        try {
+          if (item.index >= this.maxEntries) throw new IntakeLimitError('ERR_INTAKE_TOO_MANY_ENTRIES', `the file has more than ${this.maxEntries} entries (intake.maxEntries)`);
+          this.budget.charge(item.cost, `entry ${item.index + 1}`);
+        } catch (err) {
+          this.release(entries);
+          throw err;
+        }
+        entries.push(item);
+      } else {
         if (this.entryCount + entries.length > 0) this.headerAfterEntries = true;
+        // Kept until the file is done: the header is small by its bounds (intake.maxHeaderBytes).
+        this.budget.charge(HEADER_COST_PER_BYTE * (item.key.length + (JSON.stringify(item.value)?.length ?? 0)), `the header value "${item.key.slice(0, 64)}"`);
         this.header[item.key] = item.value;
       }
     }

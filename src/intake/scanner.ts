@@ -12,6 +12,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { IntakeLimitError, type IntakeLimits } from './limits.ts';
+import { entryCost, type FileBudget } from './budget.ts';
 
 export class BatchSyntaxError extends Error {
   readonly offset: number;
@@ -28,7 +29,7 @@ export class BatchSyntaxError extends Error {
 
 export type ScanItem =
   | { kind: 'header'; key: string; value: unknown }
-  | { kind: 'entry'; index: number; text: string; offset: number; line: number; column: number };
+  | { kind: 'entry'; index: number; text: string; offset: number; line: number; column: number; cost: number };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -39,7 +40,6 @@ const RBRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const NEWLINE = 0x0a;
-const MAX_HEADER_VALUE_BYTES = 64 * 1024;
 
 const isSpace = (b: number) => b === 0x20 || b === NEWLINE || b === 0x0d || b === 0x09;
 
@@ -64,22 +64,38 @@ export class BatchScanner {
   private inString = false;
   private escaped = false;
   private depth = 0; // nesting inside the value being captured
-  private capturing: 'none' | 'key' | 'header' | 'entry' | 'skip' = 'none';
+  private capturing: 'none' | 'key' | 'header' | 'entry' = 'none';
   private parts: Buffer[] = [];
   private captureBytes = 0;
+  /** Bytes of the capture charged to the budget and not yet given back. */
+  private charged = 0;
   private captureStart = { offset: 0, line: 0, column: 0 };
   private currentKey = '';
   private entryIndex = 0;
   private sawRequests = false;
+  // What the entry being captured will cost once parsed (budget.ts): values and containers.
+  private commas = 0;
+  private containers = 0;
+  private headerKeys = 0;
+  private headerBytes = 0;
   private readonly maxEntryBytes: number;
   private readonly maxKeyBytes: number;
   private readonly maxDepth: number;
+  private readonly maxHeaderKeys: number;
+  private readonly maxHeaderBytes: number;
+  private readonly budget: FileBudget | undefined;
 
-  /** Without limits nothing is bounded (tests of the grammar); intake always passes them. */
-  constructor(limits?: Pick<IntakeLimits, 'maxEntryBytes' | 'maxKeyBytes' | 'maxDepth'>) {
+  /**
+   * Without limits nothing is bounded (tests of the grammar); intake always passes them, and
+   * the file's budget, charged with the bytes of the value being captured while it is.
+   */
+  constructor(limits?: Partial<Pick<IntakeLimits, 'maxEntryBytes' | 'maxKeyBytes' | 'maxDepth' | 'maxHeaderKeys' | 'maxHeaderBytes'>>, budget?: FileBudget) {
     this.maxEntryBytes = limits?.maxEntryBytes ?? Infinity;
     this.maxKeyBytes = limits?.maxKeyBytes ?? Infinity;
     this.maxDepth = limits?.maxDepth ?? Infinity;
+    this.maxHeaderKeys = limits?.maxHeaderKeys ?? Infinity;
+    this.maxHeaderBytes = limits?.maxHeaderBytes ?? Infinity;
+    this.budget = budget;
   }
 
   /** Scans one chunk, returning what it completed. */
@@ -144,6 +160,8 @@ export class BatchScanner {
     let escaped = this.escaped;
     let line = this.line;
     let lineStart = this.lineStart;
+    let commas = this.commas;
+    let containers = this.containers;
     const base = this.offset;
     let i = from;
     let end = -1;
@@ -154,7 +172,9 @@ export class BatchScanner {
         else if (b === BACKSLASH) escaped = true;
         else if (b === QUOTE) inString = false;
       } else if (b === QUOTE) inString = true;
+      else if (b === COMMA) commas++;
       else if (b === LBRACE || b === LBRACKET) {
+        containers++;
         if (++depth > this.maxDepth) throw this.limit('ERR_INTAKE_TOO_DEEP', `entry ${this.entryIndex + 1} nests deeper than ${this.maxDepth} levels (intake.maxDepth)`);
       } else if (b === RBRACE || b === RBRACKET) {
         if (--depth === 0) {
@@ -171,6 +191,8 @@ export class BatchScanner {
     this.escaped = escaped;
     this.line = line;
     this.lineStart = lineStart;
+    this.commas = commas;
+    this.containers = containers;
     return end;
   }
 
@@ -243,7 +265,10 @@ export class BatchScanner {
   private beginValue(b: number, kind: 'header' | 'entry', i: number, at: number): number {
     if (b === COMMA || b === RBRACKET || b === RBRACE || b === COLON) throw this.error('expected a value', at);
     this.begin(kind, at, b === QUOTE);
-    if (b === LBRACE || b === LBRACKET) this.depth = 1;
+    if (b === LBRACE || b === LBRACKET) {
+      this.depth = 1;
+      this.containers = 1;
+    }
     return i;
   }
 
@@ -254,30 +279,38 @@ export class BatchScanner {
     this.depth = 0;
     this.parts = [];
     this.captureBytes = 0;
+    this.commas = 0;
+    this.containers = 0;
     this.captureStart = { offset: at, line: this.line, column: at - this.lineStart + 1 };
   }
 
+  /** Holds a part of the value being captured; its bytes are charged until it is handed over. */
   private keep(part: Buffer): void {
     if (part.length === 0) return;
-    this.captureBytes += part.length;
-    if (this.capturing === 'entry' && this.captureBytes > this.maxEntryBytes) {
+    const bytes = this.captureBytes + part.length;
+    if (this.capturing === 'entry' && bytes > this.maxEntryBytes) {
       throw this.limit('ERR_INTAKE_ENTRY_TOO_LARGE', `entry ${this.entryIndex + 1} is larger than ${this.maxEntryBytes} bytes (intake.maxEntryBytes)`);
     }
-    if (this.capturing === 'key' && this.captureBytes > this.maxKeyBytes) {
+    if (this.capturing === 'key' && bytes > this.maxKeyBytes) {
       throw this.limit('ERR_INTAKE_ENTRY_TOO_LARGE', `a top-level key is longer than ${this.maxKeyBytes} bytes (intake.maxKeyBytes)`);
     }
-    if (this.capturing === 'header' && this.captureBytes > MAX_HEADER_VALUE_BYTES) {
-      // An oversized header value is not kept; it is refused when validated.
-      this.capturing = 'skip';
-      this.parts = [];
-    }
-    if (this.capturing !== 'skip') this.parts.push(part);
+    if (this.capturing === 'header' && this.headerBytes + bytes > this.maxHeaderBytes) throw this.headerTooLarge();
+    this.budget?.charge(part.length, `the value at byte ${this.captureStart.offset}`);
+    this.charged += part.length;
+    this.captureBytes = bytes;
+    this.parts.push(part);
+  }
+
+  private headerTooLarge(): IntakeLimitError {
+    return this.limit('ERR_INTAKE_HEADER_TOO_LARGE', `the header (every key and value beside "requests") is larger than ${this.maxHeaderBytes} bytes (intake.maxHeaderBytes)`);
   }
 
   private text(chunk: Buffer, segStart: number, end: number): string {
     this.keep(chunk.subarray(segStart, end));
     const bytes = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     this.parts = [];
+    this.budget?.release(this.charged);
+    this.charged = 0;
     // toString() turns bytes that are not UTF-8 into U+FFFD: an orderId sent in Latin-1 was
     // stored altered instead of refused. JSON is UTF-8 (RFC 8259 §8.1), as on the HTTP side.
     if (!isUtf8(bytes)) {
@@ -293,6 +326,13 @@ export class BatchScanner {
     // its members stood in for missing header fields (a file whose mid was only under
     // "__proto__" was accepted). Refused, as the HTTP body parser refuses it.
     if (this.currentKey === '__proto__') throw this.error('"__proto__" is not allowed as a key', this.captureStart.offset);
+    if (this.currentKey.toLowerCase() !== 'requests') {
+      this.headerBytes += this.captureBytes;
+      if (this.headerBytes > this.maxHeaderBytes) throw this.headerTooLarge();
+      if (++this.headerKeys > this.maxHeaderKeys) {
+        throw this.limit('ERR_INTAKE_HEADER_TOO_LARGE', `the header has more than ${this.maxHeaderKeys} keys beside "requests" (intake.maxHeaderKeys)`);
+      }
+    }
     this.capturing = 'none';
     this.state = 'colon';
     return i + 1;
@@ -304,11 +344,11 @@ export class BatchScanner {
     this.capturing = 'none';
     const { offset, line, column } = this.captureStart;
     if (kind === 'entry') {
-      out.push({ kind: 'entry', index: this.entryIndex++, text, offset, line, column });
+      out.push({ kind: 'entry', index: this.entryIndex++, text, offset, line, column, cost: entryCost(text.length, this.commas, this.containers) });
       this.state = 'afterEntry';
     } else {
-      if (kind === 'header') out.push({ kind: 'header', key: this.currentKey, value: this.parseHeader(text, offset, line, column) });
-      else out.push({ kind: 'header', key: this.currentKey, value: undefined });
+      this.headerBytes += this.captureBytes;
+      out.push({ kind: 'header', key: this.currentKey, value: this.parseHeader(text, offset, line, column) });
       this.state = 'afterValue';
     }
     return end;
@@ -324,6 +364,8 @@ export class BatchScanner {
 
   private limit(code: IntakeLimitError['code'], message: string): IntakeLimitError {
     this.parts = [];
+    this.budget?.release(this.charged);
+    this.charged = 0;
     return new IntakeLimitError(code, `${message}, at byte ${this.captureStart.offset}`);
   }
 

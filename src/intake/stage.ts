@@ -11,6 +11,7 @@ import { createVault } from '../vault/service.ts';
 import { sandboxTestCards } from '../vault/test-cards.ts';
 import { vaultCardResolver } from './cards.ts';
 import { createIngestQueue } from './queue.ts';
+import { MemoryBudget } from './budget.ts';
 import type { IntakeDeps } from './types.ts';
 
 export interface IntakeStage {
@@ -32,6 +33,7 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     log,
     archiveDir: join(config.dataDir, 'archive'),
     limits: config.intake,
+    budget: new MemoryBudget(config.intake.memoryBytes),
     signal: abort.signal,
     progressBesideTransaction: core.database.kind === 'postgres' && config.database.poolSize > 1,
   };

@@ -76,10 +76,10 @@ export function copyStore(s: StoreContext): ChunkStore {
   }
 
   return {
-    async push(entries) {
+    async push(entries, cost = 0) {
       if (entries.length === 0) return;
       const prepared = prepare(entries, s.ctx);
-      const sent = tail.then(() => send(prepared));
+      const sent = tail.then(() => send(prepared)).finally(() => s.budget?.release(cost));
       sent.catch(() => undefined);
       tail = sent;
       ahead.push(sent);

@@ -7,6 +7,7 @@ import type { ModelMode, PaymentMethod } from '../domain/index.ts';
 import type { FieldError } from '../error-types.ts';
 import type { TestCard } from '../vault/test-cards.ts';
 import type { IntakeLimits } from './limits.ts';
+import type { MemoryBudget } from './budget.ts';
 
 export interface IntakeDeps {
   db: Db;
@@ -21,6 +22,8 @@ export interface IntakeDeps {
   chunkSize?: number;
   /** Bounds of a file while it is read (default: DEFAULT_LIMITS). */
   limits?: IntakeLimits;
+  /** Intake's memory for every file of the process (default: one of limits.memoryBytes per file). */
+  budget?: MemoryBudget;
   /** Aborting rolls the file in progress back (daemon shutdown). */
   signal?: AbortSignal;
   /**

@@ -58,7 +58,7 @@ async function setup(kind: string, root: string) {
   }
   const tokens = createTokenService({ signingKeys: { k: keys.signingKey }, activeSigningKeyId: 'k', issuer: 'rescued', lifetimeSeconds: 3600, isClientActive: async () => true });
   const { token } = await tokens.issue({ merchantId, mid: merchant.mid, clientId: merchant.clientId });
-  return { server, pgliteDir, database, merchantId, mid: merchant.mid, cardTokens, accessToken: token };
+  return { server, pgliteDir, database, merchantId, mid: merchant.mid, siteId: merchant.siteId, cardTokens, accessToken: token };
 }
 
 async function storageBaseline(database: Database, serverUrl: string | undefined, merchantId: string, mid: string, cardTokens: string[]): Promise<Rate> {
@@ -123,7 +123,7 @@ async function benchOn(kind: string, root: string): Promise<void> {
   const s = await setup(kind, root);
   const path = join(root, 'inbound', 'bench.json');
   const out = createWriteStream(path);
-  await writeBatch(out, { entries: N, mid: s.mid, authorizationToken: `Bearer ${s.accessToken}`, cardTokens: s.cardTokens, runId: randomUUID().slice(0, 8) });
+  await writeBatch(out, { entries: N, mid: s.mid, siteId: s.siteId, authorizationToken: `Bearer ${s.accessToken}`, cardTokens: s.cardTokens, runId: randomUUID().slice(0, 8) });
   out.end();
   await once(out, 'finish');
   const bytes = statSync(path).size;

@@ -21,6 +21,7 @@ const INVALID_EVERY = 40;
 
 interface Creds {
   mid: string;
+  siteId: string;
   clientId: string;
   clientSecret: string;
   tokenizationKey: string;
@@ -103,7 +104,7 @@ describe.each(DB_KINDS)('a batch followed through the API and the CLI beside res
     const cardToken = ((await tokenized.json()) as { transaction: { payment_method: { token: string } } }).transaction.payment_method.token;
     const path = join(local, 'rebills.json');
     const out = createWriteStream(path);
-    await writeBatch(out, { entries: ENTRIES, mid: a.mid, authorizationToken: bearer.a, cardTokens: [cardToken], invalidEvery: INVALID_EVERY, runId: `e2e${kind}` });
+    await writeBatch(out, { entries: ENTRIES, mid: a.mid, siteId: a.siteId, authorizationToken: bearer.a, cardTokens: [cardToken], invalidEvery: INVALID_EVERY, runId: `e2e${kind}` });
     out.end();
     await once(out, 'finish');
     const put = await sftp({ port: Number(port), username: a.sftpUsername, key: key.privatePath }, [`put ${path} inbound/`]);

@@ -15,6 +15,7 @@ import { sftp, sshKey } from '../helpers/sftp.ts';
 import { openDatabase, pgliteDirFor } from '../../src/db/client.ts';
 import { orders } from '../../src/db/schema.ts';
 import { writeBatch } from '../../samples/generate-batch.ts';
+import { SAMPLE_SITE_ID } from '../helpers/intake.ts';
 
 const SAMPLES = join(import.meta.dirname, '../../samples/batches');
 
@@ -34,7 +35,7 @@ describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
   // 50,000 new orders would only slow the restart and the drain they time.
   const env: NodeJS.ProcessEnv = { RESCUED_DATA_DIR: dataDir, RESCUED_HTTP_PORT: '0', RESCUED_SFTP_WATCH_STABILITY_MS: '200', RESCUED_ENGINE_ENABLED: 'false' };
   let drop: (() => Promise<void>) | undefined;
-  let banner: { mid: string; clientId: string; secret: string; tokenizationKey: string; port: string; username: string };
+  let banner: { mid: string; siteId: string; clientId: string; secret: string; tokenizationKey: string; port: string; username: string };
   let fill: (text: string) => string;
 
   async function countOrders(): Promise<number> {
@@ -61,10 +62,11 @@ describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
     const first = startDaemon(env);
     const [, clientId, secret] = await first.waitFor(/curl -s -u '([^:]+):([^']+)'/, 'stderr');
     const [, mid] = await first.waitFor(/mid\s+([0-9a-f-]{36})/, 'stderr');
+    const [, siteId] = await first.waitFor(/siteId\s+([0-9a-f-]{36})/, 'stderr');
     const [, tokenizationKey] = await first.waitFor(/tokenization key\s+(\S+)/, 'stderr');
     const [, port, username] = await first.waitFor(/sftp -P (\d+) -i \S+ (\S+)@127\.0\.0\.1/, 'stderr');
     const [, base] = await first.waitFor(/"address":"(http:\/\/[^"]+)"/);
-    banner = { mid: mid!, clientId: clientId!, secret: secret!, tokenizationKey: tokenizationKey!, port: port!, username: username! };
+    banner = { mid: mid!, siteId: siteId!, clientId: clientId!, secret: secret!, tokenizationKey: tokenizationKey!, port: port!, username: username! };
     const { access_token } = (await (await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ appKey: clientId, appSecret: secret }) })).json()) as { access_token: string };
     const tokenized = await fetch(`${base}/v1/tokenize?mid=${mid}&environment=${tokenizationKey}`, {
       method: 'POST',
@@ -72,7 +74,7 @@ describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
       body: JSON.stringify({ payment_method: { credit_card: { first_name: 'Jane', last_name: 'Doe', number: '4111111111111111', month: '12', year: '2030' } } }),
     });
     const cardToken = ((await tokenized.json()) as { transaction: { payment_method: { token: string } } }).transaction.payment_method.token;
-    fill = (text) => text.replaceAll('00000000-0000-4000-8000-000000000000', mid!).replaceAll('REPLACE_WITH_ACCESS_TOKEN', access_token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', cardToken);
+    fill = (text) => text.replaceAll('00000000-0000-4000-8000-000000000000', mid!).replaceAll(SAMPLE_SITE_ID, siteId!).replaceAll('REPLACE_WITH_ACCESS_TOKEN', access_token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', cardToken);
     first.child.kill('SIGTERM');
     await first.exited;
     expect((await runCli(['merchant', 'add-key', mid!, `${key.privatePath}.pub`], env)).status).toBe(0);
@@ -111,7 +113,7 @@ describe.each(DB_KINDS)('batch intake through rescued serve on %s', (kind) => {
     const cardToken = fill('tok_REPLACE_WITH_CARD_TOKEN');
     const path = join(local, 'large.json');
     const out = createWriteStream(path);
-    await writeBatch(out, { entries, mid: banner.mid, authorizationToken, cardTokens: [cardToken], runId: `kill${kind}` });
+    await writeBatch(out, { entries, mid: banner.mid, siteId: banner.siteId, authorizationToken, cardTokens: [cardToken], runId: `kill${kind}` });
     out.end();
     await once(out, 'finish');
 

@@ -15,6 +15,8 @@ import { freshDatabase, silentLog, type DbKind, type TestDatabase } from './db.t
 import { key32 } from './keys.ts';
 
 const SAMPLES = join(import.meta.dirname, '../../samples/batches');
+/** The samples' siteId: a file's entries must name one of its merchant's sites. */
+export const SAMPLE_SITE_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
 /** Accepts `tok_` tokens as they are: intake's own logic under test, not the vault's. */
 export const tokenPassThrough: CardResolver = {
@@ -51,7 +53,7 @@ export async function intakeFixture(kind: DbKind, cards: CardResolver = tokenPas
   for (const d of ['inbound', 'outbound', 'archive']) mkdirSync(join(root, d));
   const deps: IntakeDeps = { db, tokens, cards, mode: 'sandbox', log: silentLog, archiveDir: join(root, 'archive'), chunkSize: 2 };
   const fill = (text: string) =>
-    text.replaceAll('00000000-0000-4000-8000-000000000000', creds.mid).replaceAll('REPLACE_WITH_ACCESS_TOKEN', token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', 'tok_test_card');
+    text.replaceAll('00000000-0000-4000-8000-000000000000', creds.mid).replaceAll(SAMPLE_SITE_ID, creds.siteId).replaceAll('REPLACE_WITH_ACCESS_TOKEN', token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', 'tok_test_card');
   return {
     tdb,
     deps,
@@ -84,4 +86,17 @@ export function useIntakeFixture(kind: DbKind, cards?: CardResolver): () => Inta
   });
   afterAll(async () => f?.close());
   return () => f!;
+}
+
+export interface AckRow {
+  sequenceNumber: number;
+  orderId: string | null;
+  errors?: Array<{ field: string; code: string; message: string }>;
+  sameErrorsAs?: number;
+}
+
+/** An ack's rejected rows with each `sameErrorsAs` replaced by the errors it names. */
+export function expandRejected(rows: AckRow[]): Array<AckRow & { errors: NonNullable<AckRow['errors']> }> {
+  const bySeq = new Map(rows.filter((r) => r.errors).map((r) => [r.sequenceNumber, r.errors!]));
+  return rows.map((r) => ({ ...r, errors: r.errors ?? bySeq.get(r.sameErrorsAs!)! }));
 }

@@ -134,6 +134,7 @@ function merge(base: Record<string, unknown>, over: Record<string, Record<string
 
 interface Merchant {
   mid: string;
+  siteId: string;
   merchantId: string;
   username: string;
   webhookSecret: string;
@@ -158,7 +159,7 @@ async function addMerchant(a: { name: string; configFile: string; local: string;
     const tokens = new Map<string, string>();
     for (const n of [...APPROVE, HARD_DECLINE]) tokens.set(n, (await core.vault.tokenize(merchantId, { number: n, month: 12, year: 2035, firstName: 'Test', lastName: 'Payer' })).card.token);
     const { token } = await core.tokens.issue({ merchantId, mid: creds.mid, clientId: creds.clientId });
-    return { mid: creds.mid, merchantId, username: creds.sftpUsername, webhookSecret: creds.webhookSecret, bearer: `Bearer ${token}`, keyPath: key.privatePath, tokens };
+    return { mid: creds.mid, siteId: creds.siteId, merchantId, username: creds.sftpUsername, webhookSecret: creds.webhookSecret, bearer: `Bearer ${token}`, keyPath: key.privatePath, tokens };
   } finally {
     await core.database.close();
   }
@@ -190,7 +191,7 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
   const entryOf = (file: string, i: number, b: BatchShape) => {
     const hard = (b.hardEvery !== undefined && (i + 1) % b.hardEvery === 0) || (b.approveEvery !== undefined && i % b.approveEvery !== 0);
     const card = cardOf(hard ? HARD_DECLINE : APPROVE[i % APPROVE.length]!);
-    const e = entry(i, { entries: 0, mid: m.mid, authorizationToken: m.bearer, cardTokens: [], runId: file.replace(/\.json$/, ''), cards: [card] });
+    const e = entry(i, { entries: 0, mid: m.mid, siteId: m.siteId, authorizationToken: m.bearer, cardTokens: [], runId: file.replace(/\.json$/, ''), cards: [card] });
     (e.transaction as Record<string, unknown>).amount = b.amountBase + (i % 15_000);
     // Declined "lost card" in the first place (Stripe's code, the entries' source), as the
     // card answers: planned EXPIRED at once.
@@ -224,7 +225,7 @@ export async function makeWorld(o: WorldOptions): Promise<World> {
     async batch(file, entries, b) {
       const path = join(local, file);
       const out = createWriteStream(path);
-      const opts: BatchOptions = { entries, mid: m.mid, authorizationToken: m.bearer, cardTokens: [], runId: file.replace(/\.json$/, ''), expiryDateUtc: new Date(Date.now() + 30 * 86_400_000).toISOString() };
+      const opts: BatchOptions = { entries, mid: m.mid, siteId: m.siteId, authorizationToken: m.bearer, cardTokens: [], runId: file.replace(/\.json$/, ''), expiryDateUtc: new Date(Date.now() + 30 * 86_400_000).toISOString() };
       const write = async (s: string) => void (out.write(s) || (await once(out, 'drain')));
       await write(`{"mid":${JSON.stringify(m.mid)},"authorizationToken":${JSON.stringify(m.bearer)},"expiryDateUtc":${JSON.stringify(opts.expiryDateUtc)},"requests":[\n`);
       for (let i = 0; i < entries; i++) {

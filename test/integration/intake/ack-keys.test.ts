@@ -36,7 +36,7 @@ describe.each(DB_KINDS)('ack keys and intake progress on %s', (kind) => {
     const path = join(f.root, 'inbound', name);
     const out = createWriteStream(path);
     const authorizationToken = `Bearer ${f.accessToken}`;
-    await writeBatch(out, { entries, mid: f.merchant.mid, authorizationToken, cardTokens: ['tok_test_card'], invalidEvery, runId: `${kind}-${name}` });
+    await writeBatch(out, { entries, mid: f.merchant.mid, siteId: f.merchant.siteId, authorizationToken, cardTokens: ['tok_test_card'], invalidEvery, runId: `${kind}-${name}` });
     out.end();
     await once(out, 'finish');
     return path;

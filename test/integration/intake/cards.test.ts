@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { DB_KINDS } from '../../helpers/db.ts';
-import { intakeFixture, type IntakeFixture } from '../../helpers/intake.ts';
+import { expandRejected, intakeFixture, type AckRow, type IntakeFixture } from '../../helpers/intake.ts';
 import { key32 } from '../../helpers/keys.ts';
 import { ingestFile } from '../../../src/intake/ingest.ts';
 import { vaultCardResolver } from '../../../src/intake/cards.ts';
@@ -54,8 +54,10 @@ describe.each(DB_KINDS)('batch intake with the vault on %s', (kind) => {
     const text = JSON.stringify({ mid: '00000000-0000-4000-8000-000000000000', authorizationToken: 'Bearer REPLACE_WITH_ACCESS_TOKEN', expiryDateUtc: '2026-12-31T00:00:00Z', requests });
     const res = await ingestFile(f.deps, f.drop('cards.json', text));
     expect(res).toMatchObject({ status: 'partially_accepted', counts: { entries: 5, accepted: 2, rejected: 3 } });
-    const ack = JSON.parse(readFileSync(res.ackPath, 'utf8')) as { rejected: Array<{ sequenceNumber: number; errors: Array<{ code: string; field: string }> }> };
-    expect(ack.rejected.map((r) => [r.sequenceNumber, r.errors[0]!.code, r.errors[0]!.field])).toEqual([
+    const ack = JSON.parse(readFileSync(res.ackPath, 'utf8')) as { rejected: AckRow[] };
+    // The second entry refused for the same reason names the first instead of repeating it.
+    expect(ack.rejected[1]).toEqual({ sequenceNumber: 3, orderId: expect.any(String), sameErrorsAs: 1 });
+    expect(expandRejected(ack.rejected).map((r) => [r.sequenceNumber, r.errors[0]!.code, r.errors[0]!.field])).toEqual([
       [1, 'ERR_VAULT_PAYER_EMAIL_REQUIRED', 'payer.email'],
       [3, 'ERR_VAULT_PAYER_EMAIL_REQUIRED', 'payer.email'],
       [5, 'ERR_VAULT_TOKEN_UNKNOWN', 'paymentMethod.cardNumber'],

@@ -12,9 +12,9 @@ import { DB_KINDS } from '../../helpers/db.ts';
 import { useIntakeFixture, type IntakeFixture } from '../../helpers/intake.ts';
 import { ingestFile } from '../../../src/intake/ingest.ts';
 import { orders } from '../../../src/db/schema.ts';
-import type { IntakeLimits } from '../../../src/intake/limits.ts';
+import { DEFAULT_LIMITS, type IntakeLimits } from '../../../src/intake/limits.ts';
 
-const LIMITS: IntakeLimits = { maxUnpackedBytes: 64 * 1024 * 1024, maxExpansionRatio: 200, maxEntryBytes: 64 * 1024, maxKeyBytes: 256, maxDepth: 16 };
+const LIMITS: IntakeLimits = { ...DEFAULT_LIMITS, maxUnpackedBytes: 64 * 1024 * 1024, maxExpansionRatio: 200, maxEntryBytes: 64 * 1024, maxKeyBytes: 256, maxDepth: 16 };
 
 /** A small .json.gz that unpacks to `bytes` of `fill` after `prefix`. */
 async function bomb(path: string, bytes: number, prefix: string, fill: number): Promise<void> {

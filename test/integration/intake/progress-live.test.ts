@@ -62,7 +62,7 @@ describe.each(DB_KINDS)('progress of a file being ingested, read in-process on %
   async function generated(name: string, entries: number): Promise<string> {
     const path = join(f.root, 'inbound', name);
     const out = createWriteStream(path);
-    await writeBatch(out, { entries, mid: f.merchant.mid, authorizationToken: `Bearer ${f.accessToken}`, cardTokens: ['tok_test_card'], runId: `${kind}-${name}` });
+    await writeBatch(out, { entries, mid: f.merchant.mid, siteId: f.merchant.siteId, authorizationToken: `Bearer ${f.accessToken}`, cardTokens: ['tok_test_card'], runId: `${kind}-${name}` });
     out.end();
     await once(out, 'finish');
     return path;
