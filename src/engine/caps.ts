@@ -1,10 +1,10 @@
 // Per-card limits over rolling windows (shared/reference/card-networks.md): the earliest
 // moment a new attempt keeps the card within every cap, and the card-level stops. Counters are
 // per card and merchant, across all of the card's orders, not per order (DESIGN.md §3).
-import type { Brand } from './brands.ts';
-import { mastercardRulesApply, visaRulesApply } from './brands.ts';
-import { normaliseAdviceCode } from './codes/mastercard.ts';
-import { isVisaCategory1 } from './codes/visa.ts';
+import type { Brand } from '../declines/brands.ts';
+import { mastercardRulesApply, visaRulesApply } from '../declines/brands.ts';
+import { normaliseAdviceCode } from '../declines/mastercard.ts';
+import { isVisaCategory1 } from '../declines/visa.ts';
 import type { AttemptRecord, StopReason } from './plan-types.ts';
 import type { Rules } from './rules.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './time.ts';

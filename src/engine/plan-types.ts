@@ -1,6 +1,6 @@
 // The planner's inputs and outputs. Kept apart from planner.ts so the stages that build the
 // inputs (attempt history queries, the merchant model) can import the shapes alone.
-import type { Classification } from './classify.ts';
+import type { Classification } from '../declines/classify.ts';
 import type { Rules } from './rules.ts';
 
 export const STOP_REASONS = [

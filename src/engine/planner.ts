@@ -2,13 +2,13 @@
 // histories, the merchant model and the network rules to the next attempt time, or a stop
 // with its reason. No clock, no randomness, no I/O: the same input always gives the same plan,
 // so a re-plan after a crash cannot drift (DESIGN.md §3).
-import type { Brand } from './brands.ts';
-import { mastercardRulesApply, normaliseBrand, visaRulesApply } from './brands.ts';
+import type { Brand } from '../declines/brands.ts';
+import { mastercardRulesApply, normaliseBrand, visaRulesApply } from '../declines/brands.ts';
 import type { Bound } from './caps.ts';
 import { attemptsLeftUnderCaps, capBounds, cardLevelStop } from './caps.ts';
-import type { Classification } from './classify.ts';
+import type { Classification } from '../declines/classify.ts';
 import type { Plan, PlanInput, RetryReason } from './plan-types.ts';
-import type { SoftKind } from './reasons.ts';
+import type { SoftKind } from '../declines/reasons.ts';
 import type { Rules } from './rules.ts';
 import { defaultRules } from './rules.ts';
 import { MINUTE_MS, hash32, utcOffsetMs } from './time.ts';

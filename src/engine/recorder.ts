@@ -17,8 +17,8 @@ import { finishAndMove, finishAttempts, lockOrders, moveOrders, type GuardedMove
 import type { Status } from '../domain/states.ts';
 import type { ProcessorResponse } from '../processors/types.ts';
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
-import type { Classification } from './classify.ts';
-import { tableClassOf } from './classify.ts';
+import type { Classification } from '../declines/classify.ts';
+import { tableClassOf } from '../declines/classify.ts';
 import { CARD_WINDOW_MS, toRecord, type Histories } from './history.ts';
 import { answerDecline, approveMove, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
 

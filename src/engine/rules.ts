@@ -3,6 +3,7 @@
 // change. Units are in the names.
 // Sources: shared/reference/card-networks.md (Visa categories, Mastercard MAC and excessive-
 // attempt rules); DESIGN.md §3 (timing).
+import { MASTERCARD_ADVICE_DELAYS_MS, MASTERCARD_STOP_ADVICE } from '../declines/mastercard.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -22,22 +23,15 @@ export const defaultRules = {
     // More than 20 declines on one card at one merchant within 24 hours is fined (US/Canada).
     maxDeclinesPer24Hours: 20,
     // MAC 01 new account information, 03 do not try again, 04 token requirements not met,
-    // 21 payment cancelled: no further attempt on this order.
-    stopAdvice: ['01', '03', '04', '21'],
+    // 21 payment cancelled: no further attempt on this order (src/declines/mastercard.ts).
+    stopAdvice: MASTERCARD_STOP_ADVICE,
     // MAC 03 and 21 speak for the card at this merchant, not just one order: a later order of
     // the same card is not attempted for 30 days after either (03: every resubmission within
     // 30 days is fined).
     cardBlockingAdvice: ['03', '21'],
-    // MAC 24–30: not before the advised delay after the decline that carried it.
-    adviceDelaysMs: {
-      '24': 1 * HOUR_MS,
-      '25': 24 * HOUR_MS,
-      '26': 48 * HOUR_MS,
-      '27': 96 * HOUR_MS,
-      '28': 144 * HOUR_MS,
-      '29': 192 * HOUR_MS,
-      '30': 240 * HOUR_MS,
-    },
+    // MAC 24–30: not before the advised delay after the decline that carried it (1 hour to
+    // 10 days, src/declines/mastercard.ts).
+    adviceDelaysMs: MASTERCARD_ADVICE_DELAYS_MS,
   },
   // Amex, Discover and others publish no reattempt cap we know of; Visa's is applied so no
   // brand is retried more freely than the strictest network.

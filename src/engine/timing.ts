@@ -3,7 +3,7 @@
 // mornings, other soft declines a day later and then with gaps growing by a day (DESIGN.md §3
 // says "spaced daily"; docs/engine-rescue-quality.md shows why the gaps grow). All pure
 // arithmetic on epoch ms.
-import type { SoftKind } from './reasons.ts';
+import type { SoftKind } from '../declines/reasons.ts';
 import type { MerchantModel } from './plan-types.ts';
 import type { Rules } from './rules.ts';
 import { DAY_MS, HOUR_MS, calendarOf, lastBusinessDay, localDayStart, localHour, weekdayOf } from './time.ts';

@@ -7,7 +7,7 @@
 // a timeout (same idempotencyKey, so the same attempt key) then gets the charge it already
 // made, never a second one. Idempotent accounts answer a repeated key with its first answer.
 import type { AuthorizeRequest, ProcessorResponse } from '../processors/types.ts';
-import { answerClassification } from '../engine/answer-decline.ts';
+import { answerClassification } from '../declines/answer-decline.ts';
 import { attemptsTotal } from '../metrics.ts';
 import type { NewApiAttempt } from '../db/queries/insert-api-order.ts';
 import { callProcessor, processorOf, type OrderDeps } from './deps.ts';

@@ -4,7 +4,7 @@
 // another writer, an order or a charge already under the key). Its statements are the
 // reference for what evaluate answers; the grouped paths must answer the same.
 import { RescuedError } from '../errors.ts';
-import { classifyDecline } from '../engine/classify.ts';
+import { classifyDecline } from '../declines/classify.ts';
 import { orderFacts } from '../processors/order-facts.ts';
 import type { AuthorizeRequest } from '../processors/types.ts';
 import { checkSandboxPayerEmail } from '../vault/test-cards.ts';

@@ -2,7 +2,7 @@
 // (additionalFields processorAccount), else the account of the gateway that declined it
 // (transaction.responseCodeSource / processorName), else the merchant's default (or its only
 // account). Pure: the router hands in the accounts.
-import { gatewayOf } from '../engine/sources.ts';
+import { gatewayOf } from '../declines/sources.ts';
 import type { AccountType } from './connector.ts';
 import { FIELD_ACCOUNT } from './order-facts.ts';
 import type { OrderFacts, Route } from './types.ts';

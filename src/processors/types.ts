@@ -53,7 +53,7 @@ export interface ProcessorResponse {
   responseCode: string;
   /** Mastercard merchant advice code, when the issuer sent one. */
   adviceCode?: string;
-  /** Canonical reason of the decline (src/engine/reasons.ts), when declined. */
+  /** Canonical reason of the decline (src/declines/reasons.ts), when declined. */
   reason?: string;
   /** A customer-initiated attempt the issuer wants authenticated or re-entered. */
   challenge?: '3ds' | 'cvv';

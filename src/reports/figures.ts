@@ -4,7 +4,7 @@
 // into a charge — by the real-time attempt or a completed challenge (CIT) or a retry (MIT).
 // The rate is recovered / (recovered + lost), lost being DECLINED or EXPIRED: open orders
 // have no outcome yet and cancelled ones were withdrawn by the merchant, so neither counts.
-import { classifyDecline } from '../engine/classify.ts';
+import { classifyDecline } from '../declines/classify.ts';
 import { STATUSES } from '../domain/states.ts';
 import type { FigureRow } from './sql/order-figures.ts';
 import type { BrandRow, Figures, MerchantRow, Money, ReasonRow } from './schema.ts';

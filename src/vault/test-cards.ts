@@ -11,7 +11,7 @@ import type { FieldError } from '../error-types.ts';
 import { CARD_BRANDS, cardBrandOf, luhnValid } from './pan.ts';
 
 const Code = (description: string) => Type.String({ pattern: '^[0-9A-Z]{2}$', description });
-/** A canonical decline reason of the engine's classifier (src/engine/reasons.ts). */
+/** A canonical decline reason of the engine's classifier (src/declines/reasons.ts). */
 const Reason = Type.String({ pattern: '^[a-z_]+$' });
 const Minutes = Type.Integer({ minimum: 1 });
 const strict = <T extends Parameters<typeof Type.Object>[0]>(props: T, description: string) => Type.Object(props, { additionalProperties: false, description });

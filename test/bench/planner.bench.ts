@@ -2,8 +2,8 @@
 // temporary, generic and advice declines, order and card histories, with and without a
 // merchant model). Baseline: the same input construction with a trivial Date computation in
 // place of plan(), so the ratio shows what planning itself costs. Target ≥ 100,000 plans/s.
-import { classifyDecline } from '../../src/engine/classify.ts';
-import type { Classification } from '../../src/engine/classify.ts';
+import { classifyDecline } from '../../src/declines/classify.ts';
+import type { Classification } from '../../src/declines/classify.ts';
 import { plan } from '../../src/engine/planner.ts';
 import type { AttemptRecord, MerchantModel, PlanInput } from '../../src/engine/plan-types.ts';
 import { measure, report } from './lib.ts';

@@ -4,7 +4,7 @@
 // - `resultCode` Authorised: approved; `additionalData.networkTxReference` is the scheme
 //   transaction id (Visa Transaction ID / Mastercard Trace ID) later MITs chain to.
 // - Refused, Error, Cancelled: a decline. `refusalReasonCode` is the raw code the engine's
-//   table (src/engine/codes/adyen.ts) keys by, `refusalReason` its text. With "Raw acquirer
+//   table (src/declines/tables/adyen.ts) keys by, `refusalReason` its text. With "Raw acquirer
 //   result" enabled, `additionalData.refusalReasonRaw` is the scheme's own answer, e.g.
 //   "51 : Insufficient funds", "with or without a leading zero"
 //   (docs.adyen.com/development-resources/raw-acquirer-responses): its code, when it is an
@@ -15,10 +15,9 @@
 // Errors are `ServiceError` {status, errorCode, message, errorType} (or the RFC 7807 form
 // with `detail`, docs.adyen.com/errors); none of them judges the card.
 import type { Types } from '@adyen/api-library';
-import { looksLikeIsoCode, normaliseIsoCode } from '../../engine/codes/iso8583.ts';
-import { lookupAdyen } from '../../engine/codes/adyen.ts';
+import { looksLikeIsoCode, normaliseIsoCode } from '../../declines/iso8583.ts';
+import { table as adyenCodes } from '../../declines/tables/adyen.ts';
 import { GatewayError, type GatewayAnswer } from '../connector.ts';
-import { isoCodeFor } from '../iso-codes.ts';
 
 type PaymentResponse = Types.checkout.PaymentResponse;
 
@@ -45,8 +44,9 @@ function decline(res: PaymentResponse, result: string): GatewayAnswer {
   // Without a refusalReasonCode the result code itself names the reason ("Refused",
   // "Cancelled" are refusalReason texts the table also matches).
   const rawCode = res.refusalReasonCode ?? result;
-  const authentication = lookupAdyen(rawCode)?.[0] === 'authentication_required';
-  const fallback = result === 'Error' && !res.refusalReasonCode ? '96' : isoCodeFor('adyen', rawCode);
+  const known = adyenCodes.lookup(rawCode);
+  const authentication = known?.row[0] === 'authentication_required';
+  const fallback = result === 'Error' && !res.refusalReasonCode ? '96' : (known?.iso ?? '05');
   const advice = adviceFromRaw(extra.merchantAdviceCode);
   return {
     approved: false,

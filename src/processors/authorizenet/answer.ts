@@ -11,15 +11,15 @@
 // byte-order mark.
 //
 // The decline code is the response reason code (errors[].errorCode, or messages[].code when
-// there is no error: held for review), the key of src/engine/codes/authorizenet.ts. Authorize.Net
+// there is no error: held for review), the key of src/declines/tables/authorizenet.ts. Authorize.Net
 // passes on no network response code and no advice code: the ISO code shown is the one of the
-// reason's canonical reason (iso-codes.ts). A responseCode 3 whose reason the table does not
+// reason's canonical reason (src/declines/table.ts). A responseCode 3 whose reason the table does not
 // know says nothing about the card (bad login 13, a currency the account lacks 39, a field the
 // account requires 33, …): a GatewayError `rejected`, never a decline.
 import { scrubText } from '../../scrub.ts';
-import { lookupAuthorizeNet } from '../../engine/codes/authorizenet.ts';
+import { lookupAuthorizeNet } from '../../declines/tables/authorizenet.ts';
 import { GatewayError, type GatewayAnswer } from '../connector.ts';
-import { isoCodeFor } from '../iso-codes.ts';
+import { isoCodeFor } from '../../declines/sources.ts';
 
 export interface TransactionResponse {
   responseCode?: string;

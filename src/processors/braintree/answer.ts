@@ -5,7 +5,7 @@
 // - A transaction is an answer about the card, whatever `result.success` says: approved in
 //   the statuses of an authorization that stands, declined otherwise. `processorResponseCode`
 //   (1000–1999 approved, 2000–2999 declined, 3000 processor network unavailable) is the raw
-//   code the engine classifies (src/engine/codes/braintree.ts); `networkResponseCode` is the
+//   code the engine classifies (src/declines/tables/braintree.ts); `networkResponseCode` is the
 //   card network's own code, where Braintree passes it on ("can provide additional detail …
 //   processorResponse should be considered the source of truth":
 //   https://developer.paypal.com/braintree/graphql/reference/types/payment-network-response);
@@ -26,9 +26,9 @@
 // - No transaction at all (validation errors): Braintree refused our request, without
 //   judging the card → `rejected`, naming the error codes and attributes only (Braintree's
 //   messages may quote what was sent).
-import { looksLikeIsoCode, lookupIso } from '../../engine/codes/iso8583.ts';
+import { looksLikeIsoCode, lookupIso } from '../../declines/iso8583.ts';
 import { GatewayError, type GatewayAnswer } from '../connector.ts';
-import { isoCodeFor } from '../iso-codes.ts';
+import { isoCodeFor } from '../../declines/sources.ts';
 
 export interface BtTransaction {
   id: string;

@@ -2,16 +2,16 @@
 // "Transaction Response Variables"): `response` 1 approved, 2 declined, 3 "error in
 // transaction data or system error"; `responsetext`; `response_code` from its "Result Code
 // Table" (100 approved, 2xx declines, 3xx gateway, 4xx processor), the code the engine's
-// table (src/engine/codes/nmi.ts) keys by; `transactionid`; `authcode`; and, when the account's
+// table (src/declines/tables/nmi.ts) keys by; `transactionid`; `authcode`; and, when the account's
 // API configuration asks for it, `merchant_advice_code` (Mastercard's MAC). NMI passes on no
 // raw network response code and no network transaction id, so the ISO code shown is the one
-// of the same reason (iso-codes.ts). The Query API answers XML (https://docs.nmi.com/reference/query-1):
+// of the same reason (src/declines/table.ts). The Query API answers XML (https://docs.nmi.com/reference/query-1):
 // `<nm_response>` holding `<transaction>` elements with `transaction_id`, `condition`,
 // `order_id` and `<action>` elements (`action_type`, `success`, `response_code`,
 // `response_text`), or `<error_response>` when it refuses the query.
 import { scrubText } from '../../scrub.ts';
 import { GatewayError, type GatewayAnswer, type GatewayErrorKind } from '../connector.ts';
-import { isoCodeFor } from '../iso-codes.ts';
+import { isoCodeFor } from '../../declines/sources.ts';
 
 export interface PaymentAnswer {
   response: '1' | '2' | '3';

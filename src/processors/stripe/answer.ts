@@ -6,7 +6,7 @@
 // whether the call may have reached Stripe.
 import type Stripe from 'stripe';
 import { GatewayError, type GatewayAnswer } from '../connector.ts';
-import { isoCodeFor } from '../iso-codes.ts';
+import { isoCodeFor } from '../../declines/sources.ts';
 
 type Charge = Stripe.Charge;
 

@@ -8,7 +8,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { classifyDecline } from '../../../src/engine/classify.ts';
+import { classifyDecline } from '../../../src/declines/classify.ts';
 import { buildMerchantModel } from '../../../src/engine/model.ts';
 import type { AttemptRecord } from '../../../src/engine/plan-types.ts';
 import { plan } from '../../../src/engine/planner.ts';

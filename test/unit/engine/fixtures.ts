@@ -1,7 +1,7 @@
 // Shared builders for the planner tests: orders, declines, attempt histories, a seeded PRNG,
 // and a local-calendar reading that does not reuse the planner's own helpers.
-import { classifyDecline } from '../../../src/engine/classify.ts';
-import type { DeclineInput } from '../../../src/engine/classify.ts';
+import { classifyDecline } from '../../../src/declines/classify.ts';
+import type { DeclineInput } from '../../../src/declines/classify.ts';
 import type { AttemptRecord, PlanInput, PlanOrder } from '../../../src/engine/plan-types.ts';
 
 export const H = 3_600_000;

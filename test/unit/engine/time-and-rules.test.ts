@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { calendarOf, hash32, lastBusinessDay, utcOffsetMs } from '../../../src/engine/time.ts';
 import { isPayday } from '../../../src/engine/timing.ts';
 import { defaultRules, resolveRules } from '../../../src/engine/rules.ts';
-import { normaliseBrand } from '../../../src/engine/brands.ts';
+import { normaliseBrand } from '../../../src/declines/brands.ts';
 
 describe('timezoneUtcOffset', () => {
   it.each([

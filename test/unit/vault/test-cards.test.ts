@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CANONICAL_REASONS } from '../../../src/engine/reasons.ts';
+import { CANONICAL_REASONS } from '../../../src/declines/reasons.ts';
 import { cardBrandOf, luhnValid } from '../../../src/vault/pan.ts';
 import { checkSandboxPayerEmail, DEFAULT_TEST_CARDS_FILE, loadTestCards, OUTCOME_KINDS, sandboxTestCards, type TestCard } from '../../../src/vault/test-cards.ts';
 

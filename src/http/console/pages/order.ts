@@ -4,7 +4,7 @@
 // webhooks sent. The card is shown as brand, BIN and last four only.
 import type { AttemptWithAccount, OrderRow } from '../../../db/queries/find-order.ts';
 import { attemptView } from '../../../orders/view.ts';
-import { classifyDecline } from '../../../engine/classify.ts';
+import { classifyDecline } from '../../../declines/classify.ts';
 import { majorUnits } from '../../../reports/money.ts';
 import { html, type Html } from '../html.ts';
 import type { OrderWebhook } from '../order-webhooks.ts';

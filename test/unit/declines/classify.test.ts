@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classifyDecline, tableClassOf } from '../../../src/engine/classify.ts';
-import { gatewayOf } from '../../../src/engine/sources.ts';
-import { classifyText } from '../../../src/engine/codes/text.ts';
-import { visaCategory } from '../../../src/engine/codes/visa.ts';
+import { classifyDecline, tableClassOf } from '../../../src/declines/classify.ts';
+import { gatewayOf } from '../../../src/declines/sources.ts';
+import { classifyText } from '../../../src/declines/text.ts';
+import { visaCategory } from '../../../src/declines/visa.ts';
 import { resolveRules } from '../../../src/engine/rules.ts';
 
 describe('responseCodeSource mapping', () => {

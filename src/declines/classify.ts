@@ -9,15 +9,14 @@ import type { Brand } from './brands.ts';
 import { mastercardRulesApply, normaliseBrand, visaRulesApply } from './brands.ts';
 import type { ClassificationSource, TableMatch } from './sources.ts';
 import { lookupCode, lookupIsoMatch, sourceKey } from './sources.ts';
-import { classifyText } from './codes/text.ts';
-import { looksLikeIsoCode, normaliseIsoCode } from './codes/iso8583.ts';
-import type { VisaCategory } from './codes/visa.ts';
-import { VISA_CODE_MEANINGS, visaCategory } from './codes/visa.ts';
-import { MASTERCARD_ADVICE_MEANINGS, normaliseAdviceCode } from './codes/mastercard.ts';
-import { STRIPE_BLOCKED_OUTCOME, lookupStripeAdvice } from './codes/stripe.ts';
-import { NMI_RETRY_AFTER_HOURS } from './codes/nmi.ts';
-import type { Rules } from './rules.ts';
-import { defaultRules } from './rules.ts';
+import { classifyText } from './text.ts';
+import { looksLikeIsoCode, normaliseIsoCode } from './iso8583.ts';
+import type { VisaCategory } from './visa.ts';
+import { VISA_CODE_MEANINGS, visaCategory } from './visa.ts';
+import type { AdviceRules } from './mastercard.ts';
+import { MASTERCARD_ADVICE_MEANINGS, defaultAdviceRules, normaliseAdviceCode } from './mastercard.ts';
+import { STRIPE_BLOCKED_OUTCOME, lookupStripeAdvice } from './tables/stripe.ts';
+import { NMI_RETRY_AFTER_HOURS } from './tables/nmi.ts';
 
 export interface DeclineInput {
   responseCodeSource?: string | null;
@@ -62,7 +61,8 @@ export interface ClassifyOptions {
   reasonClasses?: Partial<Record<CanonicalReason, TableClass>>;
   /** Class per `<source>:<code>` (e.g. "stripe:restricted_card", "iso8583:59"), over everything else of config. */
   codeClasses?: Readonly<Record<string, TableClass>>;
-  rules?: Rules;
+  /** The network rules of the engine (src/engine/rules.ts); the Mastercard advice rules are read. */
+  rules?: AdviceRules;
 }
 
 interface Working {
@@ -75,7 +75,7 @@ interface Working {
 const DEFAULT_ROW: Row = ['unknown', 'soft-generic']; // "NA" or nothing known: cautious soft
 
 export function classifyDecline(input: DeclineInput, options: ClassifyOptions = {}): Classification {
-  const rules = options.rules ?? defaultRules;
+  const rules = options.rules ?? defaultAdviceRules;
   const brand = brandOf(input);
   const match = lookupCode(input.responseCodeSource, input.responseCode);
   const rawMatch = input.networkCode ? lookupIsoMatch(input.networkCode) : undefined;
@@ -153,7 +153,7 @@ function stripeAdvice(code: string | null | undefined): { row: Row; advice: Advi
   return { row, advice: { network: 'stripe', code: code.trim().toLowerCase(), action } };
 }
 
-function mastercardAdvice(mac: string, rules: Rules): Advice | undefined {
+function mastercardAdvice(mac: string, rules: AdviceRules): Advice | undefined {
   const meaning = (MASTERCARD_ADVICE_MEANINGS as Record<string, Row>)[mac];
   if (rules.mastercard.stopAdvice.includes(mac)) {
     return { network: 'mastercard', code: mac, action: meaning?.[1] === 'data' ? 'update_card' : 'stop' };

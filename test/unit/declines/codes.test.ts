@@ -1,15 +1,15 @@
 // A sample of rows per table, read through classifyDecline so the source mapping is exercised
 // too. The brand is AMEX so no network rule (Visa category, Mastercard advice) colours a row.
 import { describe, expect, it } from 'vitest';
-import { classifyDecline, tableClassOf } from '../../../src/engine/classify.ts';
-import { TABLE_CLASSES } from '../../../src/engine/reasons.ts';
-import { ISO8583_CODES } from '../../../src/engine/codes/iso8583.ts';
-import { STRIPE_CODES } from '../../../src/engine/codes/stripe.ts';
-import { BRAINTREE_CODES } from '../../../src/engine/codes/braintree.ts';
-import { ADYEN_CODES } from '../../../src/engine/codes/adyen.ts';
-import { NMI_CODES } from '../../../src/engine/codes/nmi.ts';
-import { AUTHORIZENET_CODES } from '../../../src/engine/codes/authorizenet.ts';
-import { CHECKOUTCOM_CODES } from '../../../src/engine/codes/checkoutcom.ts';
+import { classifyDecline, tableClassOf } from '../../../src/declines/classify.ts';
+import { TABLE_CLASSES } from '../../../src/declines/reasons.ts';
+import { ISO8583_CODES } from '../../../src/declines/iso8583.ts';
+import { STRIPE_CODES } from '../../../src/declines/tables/stripe.ts';
+import { BRAINTREE_CODES } from '../../../src/declines/tables/braintree.ts';
+import { ADYEN_CODES } from '../../../src/declines/tables/adyen.ts';
+import { NMI_CODES } from '../../../src/declines/tables/nmi.ts';
+import { AUTHORIZENET_CODES } from '../../../src/declines/tables/authorizenet.ts';
+import { CHECKOUTCOM_CODES } from '../../../src/declines/tables/checkoutcom.ts';
 
 type Case = [source: string, code: string, reason: string, cls: string];
 

@@ -4,6 +4,7 @@
 // (updated 2026-06-22), which labels each code Soft or Hard; our class is noted where it
 // differs (data: the customer can fix it). No ISO mapping is published.
 import type { Row } from '../reasons.ts';
+import { matchOf, type DeclineTable } from '../table.ts';
 
 export const BRAINTREE_CODES = {
   '2000': ['do_not_honor', 'soft-generic'],
@@ -81,3 +82,12 @@ export function lookupBraintree(code: string): Row | undefined {
   const n = /^\d{4}$/.test(c) ? Number(c) : NaN;
   return n >= 2109 && n <= 2999 ? PROCESSOR_DECLINED : undefined;
 }
+
+export const table: DeclineTable = {
+  name: 'braintree',
+  aliases: ['braintreegateway', 'paypalbraintree'],
+  lookup(code) {
+    const row = lookupBraintree(code);
+    return row && matchOf(row);
+  },
+};

@@ -2,7 +2,7 @@
 // Source: shared/reference/card-networks.md, "Visa decline categories". Category 4 is every
 // code not listed. Dated changes are kept as rows with the day they take effect so a decline
 // is judged by the rule of its own day.
-import type { Row } from '../reasons.ts';
+import type { Row } from './reasons.ts';
 import { normaliseIsoCode } from './iso8583.ts';
 
 export type VisaCategory = 1 | 2 | 3 | 4;

@@ -4,7 +4,7 @@
 // whole words, groups in this order, first hit wins: negatives contain positive words ("do not
 // try again" contains "try again"), so the stopping groups come first. Within a group the
 // first listed phrase that occurs names the reason; the group gives the class.
-import type { CanonicalReason, Row, TableClass } from '../reasons.ts';
+import type { CanonicalReason, Row, TableClass } from './reasons.ts';
 
 type Phrases = readonly (readonly [phrase: string, reason: CanonicalReason])[];
 

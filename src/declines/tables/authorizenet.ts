@@ -4,6 +4,7 @@
 // older AIM guide. Authorize.Net exposes no issuer ISO code and returns insufficient funds as
 // plain reason 2, so NSF cannot be told apart from do-not-honor here.
 import type { Row } from '../reasons.ts';
+import { matchOf, type DeclineTable } from '../table.ts';
 
 const TEMPORARY: Row = ['processing_error', 'soft-temporary'];
 
@@ -58,3 +59,12 @@ export const AUTHORIZENET_CODES = {
 export function lookupAuthorizeNet(code: string): Row | undefined {
   return (AUTHORIZENET_CODES as Record<string, Row>)[code.trim().replace(/^0+(?=\d)/, '')];
 }
+
+export const table: DeclineTable = {
+  name: 'authorizenet',
+  aliases: ['authnet', 'authorize'],
+  lookup(code) {
+    const row = lookupAuthorizeNet(code);
+    return row && matchOf(row);
+  },
+};

@@ -4,8 +4,9 @@
 // https://support.checkout.com/hc/en-us/articles/24416729620626 (API code ↔ raw scheme code).
 // Ranges: 20xxx soft, 30xxx hard, 40xxx our risk settings, 50xxx declined by Checkout.com; the
 // last two digits of 200NN/300NN carry the scheme code. The third column is that ISO code,
-// used for the Visa category when no partner_response_code is passed.
-import type { CanonicalReason, Row, TableClass } from '../reasons.ts';
+// used for the Visa category when no partner_response_code is passed, and shown as the ISO code.
+import type { CanonicalReason, TableClass } from '../reasons.ts';
+import { matchOf, type CodeMatch, type DeclineTable } from '../table.ts';
 
 type CheckoutRow = readonly [reason: CanonicalReason, cls: TableClass, iso: string | null];
 
@@ -49,26 +50,25 @@ export const CHECKOUTCOM_CODES = {
   '30046': ['closed_account', 'hard', '46'], // (3rd-party)
 } as const satisfies Record<string, CheckoutRow>;
 
-export interface CheckoutMatch {
-  row: Row;
-  iso?: string;
-}
-
 /** Codes outside the table, by documented range. */
-function byRange(code: string): CheckoutMatch | undefined {
+function byRange(code: string): CodeMatch | undefined {
   const iso = /^[23]00[0-9A-Z]{2}$/.test(code) ? code.slice(3) : undefined;
-  const withIso = (row: Row): CheckoutMatch => (iso ? { row, iso } : { row });
-  if (code.startsWith('20')) return withIso(['generic_decline', 'soft-generic']);
-  if (code.startsWith('30')) return withIso(['generic_decline', 'hard']);
-  if (code.startsWith('40')) return { row: ['merchant_side', 'hard'] }; // our risk settings: review
-  if (code.startsWith('50')) return { row: ['generic_decline', 'soft-generic'] }; // (unverified)
+  if (code.startsWith('20')) return matchOf(['generic_decline', 'soft-generic'], iso);
+  if (code.startsWith('30')) return matchOf(['generic_decline', 'hard'], iso);
+  if (code.startsWith('40')) return matchOf(['merchant_side', 'hard']); // our risk settings: review
+  if (code.startsWith('50')) return matchOf(['generic_decline', 'soft-generic']); // (unverified)
   return undefined;
 }
 
-export function lookupCheckoutCom(raw: string): CheckoutMatch | undefined {
+export function lookupCheckoutCom(raw: string): CodeMatch | undefined {
   const code = raw.trim().toUpperCase();
   if (!/^\d{2}[0-9A-Z]{3}$/.test(code)) return undefined;
   const row = (CHECKOUTCOM_CODES as Record<string, CheckoutRow>)[code];
-  if (!row) return byRange(code);
-  return row[2] ? { row: [row[0], row[1]], iso: row[2] } : { row: [row[0], row[1]] };
+  return row ? matchOf([row[0], row[1]], row[2]) : byRange(code);
 }
+
+export const table: DeclineTable = {
+  name: 'checkoutcom',
+  aliases: ['checkout', 'cko'],
+  lookup: lookupCheckoutCom,
+};

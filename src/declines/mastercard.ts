@@ -1,8 +1,9 @@
-// Mastercard Merchant Advice Codes (MAC): what each says about the decline. Which codes stop
-// and how long the others wait are network rules, kept in ../rules.ts so they can be
-// configured; this table only names the reason a stopping advice stands for.
+// Mastercard Merchant Advice Codes (MAC): what each says about the decline, which codes stop
+// and how long the others wait. The last two are network rules the engine's rules
+// (src/engine/rules.ts) start from and a configuration can change; the classifier reads them
+// from there, and these defaults when it is given none.
 // Source: shared/reference/card-networks.md, "Mastercard Merchant Advice Codes (MAC)".
-import type { Row } from '../reasons.ts';
+import type { Row } from './reasons.ts';
 
 export const MASTERCARD_ADVICE_MEANINGS = {
   '01': ['new_account_information', 'data'], // new account information available
@@ -26,3 +27,31 @@ export function normaliseAdviceCode(code: string | null | undefined): string | u
   if (!/^\d{1,2}$/.test(c)) return undefined;
   return c.length === 1 ? `0${c}` : c;
 }
+
+const HOUR_MS = 3_600_000;
+
+/** MAC 01 new account information, 03 do not try again, 04 token requirements not met, 21 payment cancelled: no further attempt on this order. */
+export const MASTERCARD_STOP_ADVICE = ['01', '03', '04', '21'] as const;
+
+/** MAC 24–30: not before the advised delay after the decline that carried it. */
+export const MASTERCARD_ADVICE_DELAYS_MS = {
+  '24': 1 * HOUR_MS,
+  '25': 24 * HOUR_MS,
+  '26': 48 * HOUR_MS,
+  '27': 96 * HOUR_MS,
+  '28': 144 * HOUR_MS,
+  '29': 192 * HOUR_MS,
+  '30': 240 * HOUR_MS,
+} as const;
+
+/** The part of the network rules the classifier reads. */
+export interface AdviceRules {
+  readonly mastercard: {
+    readonly stopAdvice: readonly string[];
+    readonly adviceDelaysMs: Readonly<Record<string, number>>;
+  };
+}
+
+export const defaultAdviceRules: AdviceRules = {
+  mastercard: { stopAdvice: MASTERCARD_STOP_ADVICE, adviceDelaysMs: MASTERCARD_ADVICE_DELAYS_MS },
+};

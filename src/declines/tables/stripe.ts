@@ -3,6 +3,7 @@
 // (copy dated 2026-07-14), .../billing/revenue-recovery/smart-retries#non-retryable-decline-codes
 // and .../declines/card#retrying-issuer-declines. Stripe publishes no per-code ISO mapping.
 import type { Row } from '../reasons.ts';
+import { matchOf, type DeclineTable } from '../table.ts';
 
 export const STRIPE_CODES = {
   insufficient_funds: ['insufficient_funds', 'soft-funds'],
@@ -81,3 +82,12 @@ export function lookupStripe(code: string): Row | undefined {
 export function lookupStripeAdvice(code: string): Row | undefined {
   return (STRIPE_ADVICE_CODES as Record<string, Row>)[key(code)];
 }
+
+export const table: DeclineTable = {
+  name: 'stripe',
+  aliases: [],
+  lookup(code) {
+    const row = lookupStripe(code);
+    return row && matchOf(row);
+  },
+};

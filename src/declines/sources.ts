@@ -3,36 +3,22 @@
 // get their own table; everything else is read as ISO 8583 when the code looks like a DE39
 // value and by its description otherwise (DESIGN.md §3: ISO 8583 is the default table).
 import type { Row } from './reasons.ts';
-import { lookupAdyen } from './codes/adyen.ts';
-import { lookupAuthorizeNet } from './codes/authorizenet.ts';
-import { lookupBraintree } from './codes/braintree.ts';
-import { lookupCheckoutCom } from './codes/checkoutcom.ts';
-import { looksLikeIsoCode, lookupIso, normaliseIsoCode } from './codes/iso8583.ts';
-import { lookupNmi } from './codes/nmi.ts';
-import { lookupStripe } from './codes/stripe.ts';
+import type { DeclineTable } from './table.ts';
+import { looksLikeIsoCode, lookupIso, normaliseIsoCode } from './iso8583.ts';
+import * as TABLES from './tables/index.ts';
 
-export const GATEWAY_SOURCES = ['stripe', 'braintree', 'adyen', 'nmi', 'authorizenet', 'checkoutcom'] as const;
-export type GatewaySource = (typeof GATEWAY_SOURCES)[number];
+export type GatewaySource = keyof typeof TABLES;
 export type TableSource = GatewaySource | 'iso8583';
 export type ClassificationSource = TableSource | 'text' | 'default';
 
 // Names are compared lower-cased with everything but letters and digits removed, so
 // "Authorize.Net", "authorize-net" and "AUTHORIZENET" are one name.
-const ALIASES: Record<string, GatewaySource> = {
-  stripe: 'stripe',
-  braintree: 'braintree',
-  braintreegateway: 'braintree',
-  paypalbraintree: 'braintree',
-  adyen: 'adyen',
-  nmi: 'nmi',
-  networkmerchants: 'nmi',
-  authorizenet: 'authorizenet',
-  authnet: 'authorizenet',
-  authorize: 'authorizenet',
-  checkoutcom: 'checkoutcom',
-  checkout: 'checkoutcom',
-  cko: 'checkoutcom',
-};
+const BY_NAME = new Map<string, DeclineTable & { name: GatewaySource }>();
+for (const [key, table] of Object.entries(TABLES)) {
+  // tables/index.ts exports each table under its own name, which routing compares with account types.
+  if (table.name !== key) throw new Error(`declines/tables/index.ts exports the ${table.name} table as ${key}`);
+  for (const alias of [table.name, ...table.aliases]) BY_NAME.set(alias, table as DeclineTable & { name: GatewaySource });
+}
 
 export function sourceKey(responseCodeSource: string | null | undefined): string {
   return (responseCodeSource ?? '').toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -40,7 +26,7 @@ export function sourceKey(responseCodeSource: string | null | undefined): string
 
 /** The gateway a source names, if any; ISO, networks, processors and "NA" name none. */
 export function gatewayOf(responseCodeSource: string | null | undefined): GatewaySource | undefined {
-  return ALIASES[sourceKey(responseCodeSource)];
+  return BY_NAME.get(sourceKey(responseCodeSource))?.name;
 }
 
 export interface TableMatch {
@@ -55,15 +41,11 @@ export interface TableMatch {
 export function lookupCode(responseCodeSource: string | null | undefined, responseCode: string | null | undefined): TableMatch | undefined {
   const code = (responseCode ?? '').trim();
   if (code === '') return undefined;
-  const gateway = gatewayOf(responseCodeSource);
-  if (gateway === undefined) return lookupIsoMatch(code);
-  if (gateway === 'checkoutcom') {
-    const m = lookupCheckoutCom(code);
-    if (!m) return undefined;
-    return m.iso ? { source: gateway, code, row: m.row, impliedIso: m.iso } : { source: gateway, code, row: m.row };
-  }
-  const row = GATEWAY_LOOKUPS[gateway](code);
-  return row ? { source: gateway, code, row } : undefined;
+  const table = BY_NAME.get(sourceKey(responseCodeSource));
+  if (table === undefined) return lookupIsoMatch(code);
+  const m = table.lookup(code);
+  if (!m) return undefined;
+  return m.networkCode ? { source: table.name, code, row: m.row, impliedIso: m.networkCode } : { source: table.name, code, row: m.row };
 }
 
 export function lookupIsoMatch(code: string): TableMatch | undefined {
@@ -72,10 +54,10 @@ export function lookupIsoMatch(code: string): TableMatch | undefined {
   return row ? { source: 'iso8583', code: normaliseIsoCode(code), row } : undefined;
 }
 
-const GATEWAY_LOOKUPS: Record<Exclude<GatewaySource, 'checkoutcom'>, (code: string) => Row | undefined> = {
-  stripe: lookupStripe,
-  braintree: lookupBraintree,
-  adyen: lookupAdyen,
-  nmi: lookupNmi,
-  authorizenet: lookupAuthorizeNet,
-};
+/**
+ * The ISO 8583 code a connector shows for its gateway's own code (`rawCode`), when the gateway
+ * did not pass the network's: the table's, '05' (do not honor) when the code is unknown.
+ */
+export function isoCodeFor(gateway: GatewaySource, rawCode: string | undefined): string {
+  return (rawCode === undefined ? undefined : TABLES[gateway].lookup(rawCode)?.iso) ?? '05';
+}

@@ -4,6 +4,7 @@
 // list in the `adyen` Rust crate's RefusalReason). Adyen publishes no per-reason ISO mapping;
 // the raw scheme code comes in additionalData.refusalReasonRaw (pass it as networkCode).
 import type { CanonicalReason, Row, TableClass } from '../reasons.ts';
+import { matchOf, type DeclineTable } from '../table.ts';
 
 type AdyenRow = readonly [reason: CanonicalReason, cls: TableClass, refusalReason: string];
 
@@ -72,3 +73,12 @@ export function lookupAdyen(code: string): Row | undefined {
   if (row) return [row[0], row[1]];
   return BY_NAME.get(nameKey(code));
 }
+
+export const table: DeclineTable = {
+  name: 'adyen',
+  aliases: [],
+  lookup(code) {
+    const row = lookupAdyen(code);
+    return row && matchOf(row);
+  },
+};

@@ -3,6 +3,7 @@
 // table (integration portal), reproduced identically by docs.paymentplatform.dev and NMI
 // client libraries. No ISO mapping is published.
 import type { Row } from '../reasons.ts';
+import { matchOf, type DeclineTable } from '../table.ts';
 
 export const NMI_CODES = {
   '200': ['generic_decline', 'soft-generic'], // declined by processor: parse responsetext
@@ -46,3 +47,12 @@ export const NMI_RETRY_AFTER_HOURS = { '264': 72 } as const satisfies Record<str
 export function lookupNmi(code: string): Row | undefined {
   return (NMI_CODES as Record<string, Row>)[code.trim()];
 }
+
+export const table: DeclineTable = {
+  name: 'nmi',
+  aliases: ['networkmerchants'],
+  lookup(code) {
+    const row = lookupNmi(code);
+    return row && matchOf(row);
+  },
+};

@@ -5,7 +5,7 @@
 // classes it lists; the other rows take the meaning the Visa category lists and the gateways'
 // ISO columns give them (shared/reference/gateway-decline-codes.md §6), and a class consistent
 // with their Visa category (1 → hard, 2 → soft, 3 → data, 4 → soft-generic).
-import type { Row } from '../reasons.ts';
+import type { Row } from './reasons.ts';
 
 export const ISO8583_CODES = {
   '01': ['call_issuer', 'soft-generic'], // refer to card issuer
