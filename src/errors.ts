@@ -20,7 +20,7 @@ const CORE_ERRORS = {
   ERR_AUTH_UNSUPPORTED_GRANT_TYPE: { status: 400, retryable: false, message: 'Only grant_type=client_credentials is supported.' },
   ERR_AUTH_TOKEN_MISSING: { status: 401, retryable: false, message: 'The request carries no bearer token.' },
   ERR_AUTH_TOKEN_INVALID: { status: 401, retryable: false, message: 'The bearer token is invalid, expired or not for this merchant.' },
-  ERR_AUTH_TOO_MANY_FAILURES: { status: 429, retryable: true, message: 'Too many failed authentications from this client or address; retry after the time in Retry-After.' },
+  ERR_AUTH_TOO_MANY_FAILURES: { status: 429, retryable: true, message: 'Too many failed authentications from this address; retry after the time in Retry-After.' },
   ERR_HTTP_NOT_FOUND: { status: 404, retryable: false, message: 'No such resource.' },
   ERR_HTTP_METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'This method is not allowed on this path.' },
   ERR_HTTP_BODY_INVALID: { status: 400, retryable: false, message: 'The request body is not valid JSON or form data.' },

@@ -10,7 +10,7 @@ import { sendError } from '../errors.ts';
 export interface OAuthTokenDeps {
   tokens: TokenService;
   authenticateClient: (clientId: string, clientSecret: string) => Promise<TokenClaims>;
-  /** Limits failed authentications per client id and per source address. */
+  /** Limits failed authentications per (client id, source address) and per source address. */
   authThrottle: FailureThrottle;
 }
 

@@ -12,7 +12,7 @@ import type { Tokenized, Vault } from '../../vault/service.ts';
 export interface TokenizeDeps {
   vault: Pick<Vault, 'tokenize'>;
   authenticateTokenizationKey: (mid: string, key: string) => Promise<TokenizationMerchant>;
-  /** Limits failed authentications per mid and per source address. */
+  /** Limits failed authentications per (mid, source address) and per source address. */
   authThrottle: FailureThrottle;
 }
 
