@@ -3,6 +3,7 @@
 // the machine, and lands in shell history), and are never printed back: `list` masks them.
 import type { Command } from 'commander';
 import { RescuedError } from '../errors.ts';
+import { connectorNames } from '../gateways.ts';
 import { createAccountService, type AccountView } from '../processors/accounts.ts';
 import { connectorFor } from '../processors/router.ts';
 import type { Core } from '../core.ts';
@@ -33,7 +34,7 @@ export function processorCommands(program: Command): void {
   processor
     .command('add <mid>')
     .description('add an account; its credentials are read as JSON from --credentials-file or standard input')
-    .requiredOption('--type <type>', 'stripe, adyen, braintree, authorizenet, nmi, http (or sandbox, in sandbox mode)')
+    .requiredOption('--type <type>', `${connectorNames()} (or sandbox, in sandbox mode)`)
     .requiredOption('--label <label>', 'the account\'s name for this merchant (additionalFields processorAccount names it)')
     .option('--default', 'charge through this account when nothing else decides')
     .option('--credentials-file <file>', 'a JSON file with the credentials (- or absent: standard input)')

@@ -4,6 +4,7 @@
 
 import { sql } from 'drizzle-orm';
 import { boolean, doublePrecision, index, integer, json, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { GATEWAYS } from '../gateways.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -76,8 +77,6 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-export const PROCESSOR_ACCOUNT_TYPES = ['sandbox', 'stripe', 'adyen', 'braintree', 'authorizenet', 'nmi', 'http'] as const;
-
 /**
  * A merchant's own gateway account, through which its retries are charged (DESIGN.md §3
  * "Processors"). The credentials are sealed under the vault key ring, bound to the row's id,
@@ -88,7 +87,7 @@ export const processorAccounts = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     merchantId: uuid('merchant_id').notNull().references(() => merchants.id),
-    type: text('type', { enum: PROCESSOR_ACCOUNT_TYPES }).notNull(),
+    type: text('type', { enum: GATEWAYS }).notNull(),
     label: text('label').notNull(),
     isDefault: boolean('is_default').notNull().default(false),
     credentialsSealed: text('credentials_sealed').notNull(),

@@ -3,6 +3,7 @@
 // are written by the handlers. The evaluate and transmit bodies are the model's own schemas.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { RecoveryReportSchema } from '../reports/schema.ts';
+import { connectorNames } from '../gateways.ts';
 
 const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });
@@ -75,7 +76,7 @@ export const OrderDetailSchema = Type.Object({
       gateway: Nullable(
         Type.Object({
           account: Nullable(Type.String({ description: 'the label of the merchant\'s processor account' })),
-          type: Nullable(Type.String({ description: 'stripe, adyen, braintree, authorizenet, nmi, http or sandbox' })),
+          type: Nullable(Type.String({ description: `${connectorNames()} or sandbox` })),
           route: Nullable(Type.String({ description: 'why this account: explicit, decliner, default, only, pinned' })),
           rawCode: Nullable(Type.String({ description: 'the gateway\'s own code, as it sent it' })),
           rawMessage: Nullable(Type.String()),

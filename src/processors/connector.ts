@@ -5,9 +5,12 @@
 // unknown outcomes, reconciliation) lives outside the connectors, in the router and the
 // engine; a connector only says, by the error it throws, whether a failed call may have
 // reached the gateway.
+import type { TSchema } from '@sinclair/typebox';
+import { GATEWAYS, type Gateway } from '../gateways.ts';
 
-export const ACCOUNT_TYPES = ['sandbox', 'stripe', 'adyen', 'braintree', 'authorizenet', 'nmi', 'http'] as const;
-export type AccountType = (typeof ACCOUNT_TYPES)[number];
+/** An account's type: one of the gateways (src/gateways.ts). */
+export const ACCOUNT_TYPES = GATEWAYS;
+export type AccountType = Gateway;
 
 /** The card from rescued's vault, opened for one call; never logged, never stored elsewhere. */
 export interface CardData {
@@ -141,4 +144,20 @@ export interface ConnectorOptions {
   baseUrl?: string;
   /** Extra CA certificates to trust (a test fake served over TLS). */
   ca?: string;
+}
+
+/**
+ * A gateway as the router knows it before any call, without loading its connector (and the
+ * SDK it may bring): `processors/<name>/credentials.ts` exports one as `gateway`, and
+ * `processors/<name>/index.ts` default-exports the connector's factory (registry.ts).
+ */
+export interface GatewayKind {
+  /** The schema of the account's credentials (one schema per input). */
+  credentials: TSchema;
+  /** The credential fields that are secrets: masked in listings. */
+  secrets: readonly string[];
+  /** What the connector's `idempotent` says. */
+  idempotent: boolean;
+  /** What the connector's `acceptsCards` says for these credentials. */
+  acceptsCards: (credentials: { rawCardData?: boolean }) => boolean;
 }

@@ -2,21 +2,18 @@
 // fields are secrets (masked in listings), and how its connector is made. The sandbox is the
 // built-in processor (sandbox.ts), not a connector: it takes no credentials.
 //
-// The schemas are loaded with this module; the connectors are loaded on their first call.
-// The gateway SDKs weigh on every process that imports the router, whether or not any
-// merchant has such an account: @adyen/api-library alone keeps about 20 MiB of JavaScript heap
+// A gateway is found by its name in the one list, src/gateways.ts: its folder here,
+// `<name>/credentials.ts` exporting `gateway` (a GatewayKind: what the router reads before
+// calling) and `<name>/index.ts` default-exporting the connector's factory. The credentials
+// modules are loaded with this one; a connector is loaded on its first call. The gateway SDKs
+// weigh on every process that imports the router, whether or not any merchant has such an
+// account: @adyen/api-library alone keeps about 20 MiB of JavaScript heap
 // (docs/performance.md, "Idle memory"). A connector is made synchronously, as the router needs,
-// and its module is imported when a call is first made; what the router reads before calling
-// (`idempotent`, `acceptsCards`) is stated here per type, and a unit test holds it equal to
-// what each connector says of itself.
+// and its module is imported when a call is first made; a unit test holds what `gateway`
+// states equal to what each connector says of itself.
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { AccountType, Connector, ConnectorOptions } from './connector.ts';
-import { AdyenCredentials, ADYEN_SECRETS } from './adyen/credentials.ts';
-import { AuthorizeNetCredentials, AUTHORIZENET_SECRETS } from './authorizenet/credentials.ts';
-import { BraintreeCredentials, BRAINTREE_SECRETS } from './braintree/credentials.ts';
-import { HttpBridgeCredentials, HTTP_BRIDGE_SECRETS } from './http/credentials.ts';
-import { NmiCredentials, NMI_SECRETS } from './nmi/credentials.ts';
-import { StripeCredentials, STRIPE_SECRETS } from './stripe/credentials.ts';
+import { GATEWAYS, SANDBOX } from '../gateways.ts';
+import type { AccountType, Connector, ConnectorOptions, GatewayKind } from './connector.ts';
 
 type Create = (credentials: never, opts: ConnectorOptions) => Connector;
 
@@ -28,13 +25,7 @@ export interface AccountKind {
 }
 
 /** What the router reads from a connector before any call, known without loading it. */
-interface Traits {
-  idempotent: boolean;
-  acceptsCards: (credentials: { rawCardData?: boolean }) => boolean;
-}
-
-const onlyWithRawCardData: Traits['acceptsCards'] = (c) => c.rawCardData === true;
-const always: Traits['acceptsCards'] = () => true;
+type Traits = Pick<GatewayKind, 'idempotent' | 'acceptsCards'>;
 
 /**
  * A connector whose module is imported on its first call (once per process: later connectors
@@ -59,38 +50,16 @@ export function lazyConnector(type: AccountType, traits: Traits, load: () => Pro
 
 const SandboxCredentials = Type.Object({}, { additionalProperties: false });
 
-export const ACCOUNT_KINDS: Partial<Record<AccountType, AccountKind>> = {
-  sandbox: { credentials: SandboxCredentials, secrets: [] },
-  stripe: {
-    credentials: StripeCredentials,
-    secrets: STRIPE_SECRETS,
-    create: lazyConnector('stripe', { idempotent: true, acceptsCards: onlyWithRawCardData }, async () => (await import('./stripe/index.ts')).createStripeConnector as Create),
-  },
-  adyen: {
-    credentials: AdyenCredentials,
-    secrets: ADYEN_SECRETS,
-    create: lazyConnector('adyen', { idempotent: true, acceptsCards: onlyWithRawCardData }, async () => (await import('./adyen/index.ts')).createAdyenConnector as Create),
-  },
-  braintree: {
-    credentials: BraintreeCredentials,
-    secrets: BRAINTREE_SECRETS,
-    create: lazyConnector('braintree', { idempotent: false, acceptsCards: onlyWithRawCardData }, async () => (await import('./braintree/index.ts')).createBraintreeConnector as Create),
-  },
-  authorizenet: {
-    credentials: AuthorizeNetCredentials,
-    secrets: AUTHORIZENET_SECRETS,
-    create: lazyConnector('authorizenet', { idempotent: false, acceptsCards: always }, async () => (await import('./authorizenet/index.ts')).createAuthorizeNetConnector as Create),
-  },
-  nmi: {
-    credentials: NmiCredentials,
-    secrets: NMI_SECRETS,
-    create: lazyConnector('nmi', { idempotent: false, acceptsCards: always }, async () => (await import('./nmi/index.ts')).createNmiConnector as Create),
-  },
-  http: {
-    credentials: HttpBridgeCredentials,
-    secrets: HTTP_BRIDGE_SECRETS,
-    create: lazyConnector('http', { idempotent: true, acceptsCards: always }, async () => (await import('./http/index.ts')).createHttpBridgeConnector as Create),
-  },
-};
+/** A gateway's kind, from its folder: found by name, so adding a gateway is its folder and its name in the list. */
+async function kindOf(name: AccountType): Promise<[AccountType, AccountKind]> {
+  const { gateway } = (await import(`./${name}/credentials.ts`)) as { gateway: GatewayKind };
+  const load = async () => ((await import(`./${name}/index.ts`)) as { default: Create }).default;
+  return [name, { credentials: gateway.credentials, secrets: gateway.secrets, create: lazyConnector(name, gateway, load) }];
+}
+
+export const ACCOUNT_KINDS: Partial<Record<AccountType, AccountKind>> = Object.fromEntries([
+  [SANDBOX, { credentials: SandboxCredentials, secrets: [] }],
+  ...(await Promise.all(GATEWAYS.filter((name) => name !== SANDBOX).map(kindOf))),
+]);
 
 export const supportedTypes = (): AccountType[] => Object.keys(ACCOUNT_KINDS) as AccountType[];

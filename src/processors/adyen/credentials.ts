@@ -12,6 +12,7 @@
 // PaymentRequest.required). rescued never redirects a shopper itself (an authentication
 // Adyen asks for comes back as a challenge), so this is the merchant's own checkout page.
 import { Type, type Static } from '@sinclair/typebox';
+import type { GatewayKind } from '../connector.ts';
 
 export const AdyenCredentials = Type.Object(
   {
@@ -27,3 +28,12 @@ export const AdyenCredentials = Type.Object(
 export type AdyenCredentials = Static<typeof AdyenCredentials>;
 
 export const ADYEN_SECRETS = ['apiKey'] as const;
+
+/** What the router reads before any call; the connector itself is ./index.ts, loaded on the first. */
+export const gateway: GatewayKind = {
+  credentials: AdyenCredentials,
+  secrets: ADYEN_SECRETS,
+  // idempotency keys: a repeated key is answered with its first answer.
+  idempotent: true,
+  acceptsCards: (c) => c.rawCardData === true,
+};

@@ -147,3 +147,6 @@ export function createAdyenConnector(credentials: AdyenCredentials, opts: Connec
 
   return { type: 'adyen', idempotent: true, acceptsCards: credentials.rawCardData === true, authorize, refund, void: cancel, lookup, test };
 }
+
+/** The connector factory the registry loads by the gateway's name (src/processors/registry.ts). */
+export default createAdyenConnector;

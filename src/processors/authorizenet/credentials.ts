@@ -10,6 +10,7 @@
 // data is the merchant's PCI scope), so every account may be sent vault cards; customer
 // profiles (additionalFields processor.paymentMethod / processor.customer) work as well.
 import { Type, type Static } from '@sinclair/typebox';
+import type { GatewayKind } from '../connector.ts';
 
 export const AuthorizeNetCredentials = Type.Object(
   {
@@ -22,3 +23,12 @@ export const AuthorizeNetCredentials = Type.Object(
 export type AuthorizeNetCredentials = Static<typeof AuthorizeNetCredentials>;
 
 export const AUTHORIZENET_SECRETS = ['transactionKey'] as const;
+
+/** What the router reads before any call; the connector itself is ./index.ts, loaded on the first. */
+export const gateway: GatewayKind = {
+  credentials: AuthorizeNetCredentials,
+  secrets: AUTHORIZENET_SECRETS,
+  // no idempotency keys: an unknown outcome is looked up before a new call.
+  idempotent: false,
+  acceptsCards: () => true,
+};

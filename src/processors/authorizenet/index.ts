@@ -177,3 +177,6 @@ export function createAuthorizeNetConnector(credentials: AuthorizeNetCredentials
 
   return { type: 'authorizenet', idempotent: false, acceptsCards: true, authorize, refund, void: cancel, lookup, test };
 }
+
+/** The connector factory the registry loads by the gateway's name (src/processors/registry.ts). */
+export default createAuthorizeNetConnector;

@@ -16,6 +16,7 @@
 // It is not an account switch at Braintree, so the merchant states it here: without it only
 // Braintree Vault payment methods (additionalFields processor.paymentMethod) are charged.
 import { Type, type Static } from '@sinclair/typebox';
+import type { GatewayKind } from '../connector.ts';
 
 // Braintree ids are letters, digits, `_` and `-` (the SDK refuses anything else in a path:
 // lib/braintree/util.js, isInvalidPathSegment).
@@ -36,3 +37,12 @@ export const BraintreeCredentials = Type.Object(
 export type BraintreeCredentials = Static<typeof BraintreeCredentials>;
 
 export const BRAINTREE_SECRETS = ['privateKey'] as const;
+
+/** What the router reads before any call; the connector itself is ./index.ts, loaded on the first. */
+export const gateway: GatewayKind = {
+  credentials: BraintreeCredentials,
+  secrets: BRAINTREE_SECRETS,
+  // no idempotency keys: an unknown outcome is looked up before a new call.
+  idempotent: false,
+  acceptsCards: (c) => c.rawCardData === true,
+};

@@ -166,3 +166,6 @@ export function createBraintreeConnector(credentials: BraintreeCredentials, opts
 
   return { type: 'braintree', idempotent: false, acceptsCards: credentials.rawCardData === true, authorize, refund, void: cancel, lookup, test };
 }
+
+/** The connector factory the registry loads by the gateway's name (src/processors/registry.ts). */
+export default createBraintreeConnector;

@@ -5,6 +5,7 @@
 // scheme") wants random, at least 24 bytes and at most 64, serialized as base64 behind
 // `whsec_`: 32 to 88 base64 characters.
 import { Type, type Static } from '@sinclair/typebox';
+import type { GatewayKind } from '../connector.ts';
 
 export const HttpBridgeCredentials = Type.Object(
   {
@@ -18,3 +19,12 @@ export const HttpBridgeCredentials = Type.Object(
 export type HttpBridgeCredentials = Static<typeof HttpBridgeCredentials>;
 
 export const HTTP_BRIDGE_SECRETS = ['secret'] as const;
+
+/** What the router reads before any call; the connector itself is ./index.ts, loaded on the first. */
+export const gateway: GatewayKind = {
+  credentials: HttpBridgeCredentials,
+  secrets: HTTP_BRIDGE_SECRETS,
+  // the bridge dedupes on the idempotency key (docs/gateways/http.md).
+  idempotent: true,
+  acceptsCards: () => true,
+};

@@ -59,3 +59,6 @@ export function createHttpBridgeConnector(credentials: HttpBridgeCredentials, op
     test,
   };
 }
+
+/** The connector factory the registry loads by the gateway's name (src/processors/registry.ts). */
+export default createHttpBridgeConnector;

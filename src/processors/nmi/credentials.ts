@@ -6,6 +6,7 @@
 // `ccnumber` on every account, so there is no flag like Stripe's `rawCardData` here and the
 // connector accepts vault cards as well as Customer Vault ids.
 import { Type, type Static } from '@sinclair/typebox';
+import type { GatewayKind } from '../connector.ts';
 
 export const NmiCredentials = Type.Object(
   {
@@ -31,3 +32,12 @@ export const NmiCredentials = Type.Object(
 export type NmiCredentials = Static<typeof NmiCredentials>;
 
 export const NMI_SECRETS = ['securityKey'] as const;
+
+/** What the router reads before any call; the connector itself is ./index.ts, loaded on the first. */
+export const gateway: GatewayKind = {
+  credentials: NmiCredentials,
+  secrets: NMI_SECRETS,
+  // no idempotency keys: an unknown outcome is looked up before a new call.
+  idempotent: false,
+  acceptsCards: () => true,
+};

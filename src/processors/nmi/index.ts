@@ -100,3 +100,6 @@ export function createNmiConnector(credentials: NmiCredentials, opts: ConnectorO
     test,
   };
 }
+
+/** The connector factory the registry loads by the gateway's name (src/processors/registry.ts). */
+export default createNmiConnector;

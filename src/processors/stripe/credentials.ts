@@ -2,6 +2,7 @@
 // may receive card numbers (Stripe grants raw card data access on request); without it only
 // Stripe-stored payment methods (additionalFields processor.paymentMethod) can be charged.
 import { Type, type Static } from '@sinclair/typebox';
+import type { GatewayKind } from '../connector.ts';
 
 export const StripeCredentials = Type.Object(
   {
@@ -13,3 +14,12 @@ export const StripeCredentials = Type.Object(
 export type StripeCredentials = Static<typeof StripeCredentials>;
 
 export const STRIPE_SECRETS = ['secretKey'] as const;
+
+/** What the router reads before any call; the connector itself is ./index.ts, loaded on the first. */
+export const gateway: GatewayKind = {
+  credentials: StripeCredentials,
+  secrets: STRIPE_SECRETS,
+  // idempotency keys: a repeated key is answered with its first answer.
+  idempotent: true,
+  acceptsCards: (c) => c.rawCardData === true,
+};

@@ -66,3 +66,6 @@ export function createStripeConnector(credentials: StripeCredentials, opts: Conn
 
   return { type: 'stripe', idempotent: true, acceptsCards: credentials.rawCardData === true, authorize, refund, void: cancel, lookup, test };
 }
+
+/** The connector factory the registry loads by the gateway's name (src/processors/registry.ts). */
+export default createStripeConnector;
