@@ -3,7 +3,7 @@
 // fails when the two differ.
 
 import { sql } from 'drizzle-orm';
-import { boolean, doublePrecision, index, integer, json, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, index, integer, json, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { GATEWAYS } from '../gateways.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -213,6 +213,26 @@ export const batchProgress = pgTable('batch_progress', {
   startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * A batch file whose ingest began and has not ended, written before its transaction opens
+ * (that one rolls back with a crash, this does not). A file with `starts` past two was being
+ * ingested when the process died twice: it is quarantined instead of read a third time, so
+ * a file that kills the daemon cannot do it at every start (src/intake/crash-guard.ts). The
+ * size and modification time tell a new upload under the same name from the same file.
+ */
+export const intakeStarts = pgTable(
+  'intake_starts',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    fileName: text('file_name').notNull(),
+    fileBytes: bigint('file_bytes', { mode: 'number' }).notNull(),
+    fileModifiedAt: timestamp('file_modified_at', { withTimezone: true }).notNull(),
+    starts: integer('starts').notNull(),
+    firstStartedAt: timestamp('first_started_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.fileName] })],
+);
 
 /**
  * An order: one declined transaction handed to rescued, by evaluate or as a batch entry.
