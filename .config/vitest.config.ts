@@ -17,6 +17,9 @@ export default defineConfig({
     // Once per run, for every project: one migrated PGlite folder and PostgreSQL template
     // (test/helpers/db.ts copies them instead of migrating per test).
     globalSetup: ['test/helpers/global-setup.ts'],
+    // In every test file, as at the process's entry points (src/main.ts, src/daemon.ts): the
+    // error catalogue of every stage, registered before a stage under test throws one.
+    setupFiles: ['src/catalogue.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
       {

@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+// Every stage's error codes, registered before any stage can throw one.
+import './catalogue.ts';
 import type { ResolvedConfig } from './config/index.ts';
 import type { Logger } from './log.ts';
 import { openCore, type Core } from './core.ts';

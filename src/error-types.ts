@@ -1,15 +1,4 @@
-// The shapes of the error catalogue, apart from the catalogue itself: each stage's codes.ts
-// declares its entries against ErrorSpec, and src/errors.ts merges them, so the stages
-// must not import errors.ts for the type.
-export interface ErrorSpec {
-  readonly status: number;
-  readonly retryable: boolean;
-  readonly message: string;
-}
-
-/** One problem with one input field: what the merchant sees in `errors[]`. */
-export interface FieldError {
-  field: string;
-  code: string;
-  message: string;
-}
+// The shapes of the error catalogue, for the stages' codes.ts: they are declared in
+// src/errors.ts, which imports nothing, and named here too so a stage's table of codes needs
+// only its types.
+export type { ErrorSpec, FieldError } from './errors.ts';

@@ -1,19 +1,34 @@
-// The typed error catalogue: every failure rescued reports has one code here, with the
-// HTTP status it maps to and whether a client may retry the same request unchanged.
-// README.md carries the same table; test/unit/errors.test.ts keeps the two in step.
-import { MODEL_ERRORS } from './domain/codes.ts';
-import { INTAKE_ERRORS } from './intake/codes.ts';
-import { WEBHOOK_ERRORS } from './webhooks/codes.ts';
-import { API_ERRORS } from './http/codes.ts';
-import { PROCESSOR_ERRORS } from './processors/codes.ts';
-import { REPORT_ERRORS } from './reports/codes.ts';
-import { CONSOLE_ERRORS } from './http/console/codes.ts';
-import type { ErrorSpec, FieldError } from './error-types.ts';
+// The typed error catalogue: every failure rescued reports has one code, with the HTTP status
+// it maps to and whether a client may retry the same request unchanged. The codes of the core
+// are here; each stage keeps its own in its codes.ts, and src/catalogue.ts, where the stages
+// are wired, assembles them all and registers them here. docs/errors.md carries the same
+// table; test/unit/readme.test.ts keeps the two in step.
+// This module imports nothing (as fastify's lib/errors.js imports only its error factory), so
+// every floor may throw its errors (.config/layers.mjs).
 
-export type { ErrorSpec, FieldError } from './error-types.ts';
+export interface ErrorSpec {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly message: string;
+}
 
+/** One problem with one input field: what the merchant sees in `errors[]`. */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
 
-const CORE_ERRORS = {
+/**
+ * Every code of the catalogue, for the type of `new RescuedError(code)`: src/catalogue.ts
+ * merges the assembled catalogue into this interface (declaration merging), so a code a stage
+ * adds to its codes.ts is typed here without this module importing the stage.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by src/catalogue.ts
+export interface ErrorCatalogue {}
+export type ErrorCode = keyof ErrorCatalogue & string;
+
+export const CORE_ERRORS = {
   ERR_CONFIG_INVALID: { status: 500, retryable: false, message: 'The configuration is invalid.' },
   ERR_AUTH_INVALID_CLIENT: { status: 401, retryable: false, message: 'Client authentication failed.' },
   ERR_AUTH_INVALID_REQUEST: { status: 400, retryable: false, message: 'The token request is missing a parameter or is malformed.' },
@@ -39,8 +54,23 @@ const CORE_ERRORS = {
   ERR_VAULT_ROTATE_INCOMPLETE: { status: 500, retryable: true, message: 'Some sealed values could not be re-encrypted under the active key.' },
 } as const satisfies Record<string, ErrorSpec>;
 
-export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS, ...INTAKE_ERRORS, ...API_ERRORS, ...WEBHOOK_ERRORS, ...PROCESSOR_ERRORS, ...REPORT_ERRORS, ...CONSOLE_ERRORS } as const satisfies Record<string, ErrorSpec>;
-export type ErrorCode = keyof typeof ERRORS;
+const registered = new Map<string, ErrorSpec>(Object.entries(CORE_ERRORS));
+
+/** Adds one stage's codes; a code two stages both define is a mistake, refused at start. */
+export function registerErrors(specs: Readonly<Record<string, ErrorSpec>>): void {
+  for (const [code, spec] of Object.entries(specs)) {
+    const known = registered.get(code);
+    if (known && known !== spec) throw new Error(`The error code ${code} is defined twice`);
+    registered.set(code, spec);
+  }
+}
+
+function specOf(code: string): ErrorSpec {
+  const spec = registered.get(code);
+  // Only a process that did not load src/catalogue.ts can get here: its entry point must.
+  if (!spec) throw new Error(`The error code ${code} is not registered: import src/catalogue.ts where the process starts`);
+  return spec;
+}
 
 export class RescuedError extends Error {
   readonly code: ErrorCode;
@@ -49,7 +79,7 @@ export class RescuedError extends Error {
   readonly errors: FieldError[];
 
   constructor(code: ErrorCode, message?: string, errors: FieldError[] = [], options?: ErrorOptions) {
-    const spec: ErrorSpec = ERRORS[code];
+    const spec = specOf(code);
     super(message ?? spec.message, options);
     this.name = 'RescuedError';
     this.code = code;

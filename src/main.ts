@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The `rescued` command line on the process's own arguments, output and exit status.
+// Every stage's error codes, registered before any command can throw one.
+import './catalogue.ts';
 import { buildProgram } from './cli/program.ts';
 import { processIo } from './cli/io.ts';
 

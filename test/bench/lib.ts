@@ -1,5 +1,8 @@
 // Small helpers shared by the benchmarks: timing a loop and printing a result beside its
 // baseline as a ratio, so every figure is read against the same machine in the same run.
+// A benchmark runs stages in its own process: it registers every stage's error codes, as
+// src/main.ts does, before a stage under measure throws one.
+import '../../src/catalogue.ts';
 export interface Rate {
   label: string;
   count: number;

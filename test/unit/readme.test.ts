@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { ERRORS } from '../../src/errors.ts';
+import { ERRORS } from '../../src/catalogue.ts';
 import { ConfigSchema, configKeys } from '../../src/config/index.ts';
 
 const ROOT = join(import.meta.dirname, '../..');

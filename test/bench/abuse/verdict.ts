@@ -2,7 +2,7 @@
 // refused correctly when the answer is one of those its case accepts and every error code in
 // it is in the catalogue (src/errors.ts) with the catalogue's HTTP status; a crash is the
 // daemon dying, hanging or answering 5xx; anything else is a wrong answer, kept as an example.
-import { ERRORS } from '../../../src/errors.ts';
+import { ERRORS } from '../../../src/catalogue.ts';
 import type { RawResponse } from './http-client.ts';
 
 /** One acceptable answer: a status and, when set, the error code (JSON `statusCode`, or a console page's `data-code`). */

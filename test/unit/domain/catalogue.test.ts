@@ -1,6 +1,7 @@
 // The model's codes in the error catalogue, and what error messages may say.
 import { describe, it, expect } from 'vitest';
-import { ERRORS, type FieldError } from '../../../src/errors.ts';
+import type { FieldError } from '../../../src/errors.ts';
+import { ERRORS } from '../../../src/catalogue.ts';
 import { MODEL_ERRORS, MODEL_WARNINGS, validateEvaluate, validateTokenize } from '../../../src/domain/index.ts';
 import { citRequest, tokenizeRequest } from './fixtures.ts';
 import { withField } from './helpers.ts';
