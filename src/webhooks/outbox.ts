@@ -6,8 +6,6 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../db/client.ts';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.ts';
 
-export type { DbOrTx as Tx } from '../db/client.ts';
-
 export const ORDER_EVENTS = {
   'order.completed': 'ORDER COMPLETE',
   'order.expired': 'ORDER EXPIRED',

@@ -2,7 +2,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { attempts, orders, processorAccounts } from '../schema.ts';
-import type { Tx } from '../../webhooks/outbox.ts';
+import type { DbOrTx as Tx } from '../client.ts';
 
 export type OrderRow = typeof orders.$inferSelect;
 export type AttemptRow = typeof attempts.$inferSelect;

@@ -2,7 +2,7 @@
 // refunds can never together exceed the captured amount; settled or reverted afterwards.
 import { and, eq, sql } from 'drizzle-orm';
 import { orders, refunds } from '../schema.ts';
-import type { Tx } from '../../webhooks/outbox.ts';
+import type { DbOrTx as Tx } from '../client.ts';
 
 export type RefundRow = typeof refunds.$inferSelect;
 

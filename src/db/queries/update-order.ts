@@ -1,7 +1,7 @@
 // Writes of the order service: a status change (with what goes with it) and an attempt row.
 import { eq } from 'drizzle-orm';
 import { attempts, orders } from '../schema.ts';
-import type { Tx } from '../../webhooks/outbox.ts';
+import type { DbOrTx as Tx } from '../client.ts';
 
 export type OrderChange = Partial<Omit<typeof orders.$inferInsert, 'id' | 'merchantId'>>;
 
