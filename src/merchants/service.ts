@@ -9,7 +9,7 @@ import { addSftpCidr, addSftpKey, disableMerchant, replaceApiClient, rotateWebho
 import { listMerchants } from '../db/queries/list-merchants.ts';
 import { rotateTokenizationKey, type RevokedKey } from '../db/queries/rotate-tokenization-key.ts';
 import { digest, newClientId, newSecret, newWebhookSecret } from '../auth/secrets.ts';
-import { seal, type KeyRing } from '../vault/cipher.ts';
+import { seal, webhookSecretAad, type KeyRing } from '../vault/cipher.ts';
 import { RescuedError } from '../errors.ts';
 import { parsePublicKey } from './ssh-key.ts';
 import { normaliseCidr } from './cidr.ts';
@@ -51,8 +51,6 @@ export interface MerchantServiceDeps {
   vault: KeyRing;
   mode: 'sandbox' | 'production';
 }
-
-export const webhookSecretAad = (merchantId: string) => `webhook-secret:${merchantId}`;
 
 function sftpUsername(name: string, mid: string): string {
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24);

@@ -43,6 +43,9 @@ export function open(ring: KeyRing, sealed: string, aad: string): Buffer {
   return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]);
 }
 
+/** What a merchant's sealed webhook secret is bound to: the merchants service seals it, the dispatcher opens it, `vault rotate` re-seals it. */
+export const webhookSecretAad = (merchantId: string) => `webhook-secret:${merchantId}`;
+
 /** The key id a sealed value was made with (for `vault rotate`). */
 export function sealedKeyId(sealed: string): string | undefined {
   return sealed.split('.')[1];

@@ -8,8 +8,7 @@
 import type { Db } from '../db/client.ts';
 import { cardKeyIds, cardsUnderKey, resealCards, resealWebhookSecrets, webhookSecretsPage, type Resealed, type ResealedWebhook, type SealedWebhookSecrets } from '../db/queries/reseal.ts';
 import { accountAad, processorAccountsPage, resealProcessorAccounts } from '../db/queries/processor-accounts.ts';
-import { webhookSecretAad } from '../merchants/service.ts';
-import { open, seal, sealedKeyId, type KeyRing } from './cipher.ts';
+import { open, seal, sealedKeyId, webhookSecretAad, type KeyRing } from './cipher.ts';
 import { cardAad } from './sealed-card.ts';
 
 export interface RotateCounts {

@@ -14,7 +14,7 @@ import { key32 } from '../helpers/keys.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { openCore, type Core } from '../../src/core.ts';
 import { open } from '../../src/vault/cipher.ts';
-import { webhookSecretAad } from '../../src/merchants/service.ts';
+import { webhookSecretAad } from '../../src/vault/cipher.ts';
 import { sandboxTestCards } from '../../src/vault/test-cards.ts';
 
 const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];

@@ -10,7 +10,8 @@ import { randomPan } from '../../helpers/cards.ts';
 import { keyRingFrom, open, type KeyRing } from '../../../src/vault/cipher.ts';
 import { createVault } from '../../../src/vault/service.ts';
 import { rotateVault } from '../../../src/vault/rotate.ts';
-import { createMerchantService, webhookSecretAad } from '../../../src/merchants/service.ts';
+import { createMerchantService } from '../../../src/merchants/service.ts';
+import { webhookSecretAad } from '../../../src/vault/cipher.ts';
 import { createAccountService } from '../../../src/processors/accounts.ts';
 
 const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];
