@@ -62,7 +62,7 @@ export const ConfigSchema = Type.Object(
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 2222, description: '0 = any free port' }),
         rootDir: Type.String({ default: '', description: 'data root holding <username>/{inbound,outbound} and the host keys; empty = <dataDir>/sftp' }),
         maxFileSizeBytes: Type.Integer({ minimum: 1, default: 1_073_741_824, description: 'largest file a merchant may upload (its highest written offset, so a sparse file counts in full)' }),
-        quotaBytes: Type.Integer({ minimum: 1, default: 1_073_741_824, description: 'bytes one merchant may keep in inbound/, uploads in progress included (sparse files count in full)' }),
+        quotaBytes: Type.Integer({ minimum: 1, default: 1_073_741_824, description: 'bytes one merchant may keep: inbound/ (uploads in progress included; sparse files count in full), outbound/ (its acks and results, which it may remove) and its archive of ingested files; an upload past it is refused' }),
         quotaFiles: Type.Integer({ minimum: 1, default: 1000, description: 'files one merchant may keep in inbound/, uploads in progress included' }),
         quotaFolders: Type.Integer({ minimum: 0, default: 100, description: 'folders one merchant may create in inbound/' }),
         maxFolderDepth: Type.Integer({ minimum: 0, maximum: 64, default: 8, description: 'how deep folders may nest below inbound/' }),

@@ -3,7 +3,7 @@
 // Stopping aborts the file in progress — its transaction rolls back and the file stays in
 // inbound/, to be ingested again from the start by the next process — and waits for it, so
 // storage closes after intake.
-import { join } from 'node:path';
+import { archiveDir, quarantineDir } from '../config/paths.ts';
 import type { Core } from '../core.ts';
 import type { Db } from '../db/client.ts';
 import type { ReadyFile } from '../sftp/handover.ts';
@@ -31,13 +31,13 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     cards: vaultCardResolver((tx) => createVault({ db: tx as unknown as Db, ring: core.keyRing, fingerprintKey: config.vault.fingerprintKey, mode: config.mode, testCards }), testCards),
     mode: config.mode,
     log,
-    archiveDir: join(config.dataDir, 'archive'),
+    archiveDir: archiveDir(config.dataDir),
     limits: config.intake,
     budget: new MemoryBudget(config.intake.memoryBytes),
     signal: abort.signal,
     progressBesideTransaction: core.database.kind === 'postgres' && config.database.poolSize > 1,
   };
-  const queue = createIngestQueue({ deps, policy: config.intake, quarantineDir: join(config.dataDir, 'quarantine'), outboundFor, log });
+  const queue = createIngestQueue({ deps, policy: config.intake, quarantineDir: quarantineDir(config.dataDir), outboundFor, log });
   return {
     onFileReady: (file) => queue.onFileReady(file),
     async stop() {

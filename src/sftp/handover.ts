@@ -95,7 +95,12 @@ export function createHandover(deps: HandoverDeps): Handover {
     // The kind is part of the key: notes.txt renamed to notes.json is handed over then.
     const key = `${kind}:${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
     // Check and record without an await in between: the two sources may race.
-    if (seen.has(key) || deps.locks.isBusy(path)) return;
+    if (seen.has(key) || deps.locks.isBusy(path)) {
+      // The second sight of a file (the watcher after an upload, a rename, a rescan) is the
+      // answer to "why was it not ingested again?"; tests count hand-overs at this line.
+      deps.log.debug({ path, source, reason: seen.has(key) ? 'already handed over' : 'being ingested' }, 'file offered again: not handed over');
+      return;
+    }
     remember(key);
     let who: FileOwner | undefined;
     try {

@@ -59,7 +59,7 @@ async function createTemp(ctx: SessionContext, real: string, exists: boolean, fl
   // Without TRUNC the client may rewrite parts of the existing file: start from a copy.
   const keep = exists && !(flags & OPEN_FLAG.TRUNC);
   const claim: UploadClaim = { temp, adds: !exists, bytes: keep ? (await lstat(real)).size : 0 };
-  await ctx.quotas.beginUpload(ctx.who.merchantId, join(ctx.home, INBOUND), claim);
+  await ctx.quotas.beginUpload(ctx.who, join(ctx.home, INBOUND), claim);
   try {
     if (keep) await copyFile(real, temp, constants.COPYFILE_EXCL);
     const file = await open(temp, keep ? O_RDWR | O_NOFOLLOW : O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o640);

@@ -89,7 +89,7 @@ function onRmdir(ctx: SessionContext) {
 function onRemove(ctx: SessionContext) {
   return (reqId: number, path: string) =>
     run(ctx, reqId, 'remove', path, async () => {
-      const { v, real } = await resolveExisting(ctx, path, 'write');
+      const { v, real } = await resolveExisting(ctx, path, 'remove');
       if (!(await statNoFollow(real)).isFile()) throw new Refusal('failure', 'not a file');
       refuseIfBusy(ctx, real);
       await unlink(real);

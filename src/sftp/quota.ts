@@ -1,6 +1,9 @@
-// Per-merchant storage quotas in inbound/: bytes, files, folders and folder depth. Without
+// Per-merchant storage quotas: bytes, files, folders and folder depth in inbound/. Without
 // them one merchant key could fill the disk shared by every merchant, the database and the
-// archive (2,000 files, 300 nested folders and a 2 GiB sparse file were all accepted).
+// archive (2,000 files, 300 nested folders and a 2 GiB sparse file were all accepted). The
+// bytes quota counts everything kept for the merchant on that disk: inbound/, outbound/ (the
+// acks and results its files caused) and its archive of ingested files, so neither a flood of
+// acks nor of archived files grows outside it.
 //
 // Usage is measured on disk when an upload, a folder or a move begins (inbound/ is small:
 // intake empties it), plus the uploads still being written, tracked in memory with their
@@ -8,7 +11,7 @@
 // The ledger is per instance: replicas sharing the storage each hold their own uploads in
 // flight, and see each other's only once published.
 import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Refusal } from './refusal.ts';
 
 export interface QuotaLimits {
@@ -57,10 +60,16 @@ export interface UploadClaim {
   bytes: number;
 }
 
+/** Whose upload: the ledger's key, and the merchant's archive folder's name. */
+export interface QuotaOwner {
+  merchantId: string;
+  mid: string;
+}
+
 export interface Quotas {
   readonly limits: QuotaLimits;
-  /** Checks a new upload into `inbound` against the file count; registers it. */
-  beginUpload(key: string, inbound: string, claim: UploadClaim): Promise<void>;
+  /** Checks a new upload into `inbound` against the file count and the bytes kept; registers it. */
+  beginUpload(who: QuotaOwner, inbound: string, claim: UploadClaim): Promise<void>;
   /** Whether the upload may grow to `end` bytes; records it when it may. */
   grow(key: string, claim: UploadClaim, end: number): string | undefined;
   /** The upload was published or discarded. */
@@ -79,7 +88,11 @@ interface Ledger {
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
-export function createQuotas(limits: QuotaLimits): Quotas {
+/**
+ * `archiveRoot`: the folder of every merchant's archive (`<mid>/` below it), counted in the
+ * bytes quota with outbound/.
+ */
+export function createQuotas(limits: QuotaLimits, archiveRoot?: string): Quotas {
   const ledgers = new Map<string, Ledger>();
   const ledger = (key: string): Ledger => {
     let l = ledgers.get(key);
@@ -87,15 +100,21 @@ export function createQuotas(limits: QuotaLimits): Quotas {
     return l;
   };
   const claimed = (l: Ledger) => [...l.claims].reduce((sum, c) => sum + c.bytes, 0);
-  const bytesRefusal = `quota exceeded: inbound/ holds ${plural(limits.quotaBytes, 'byte', 'bytes')} at most`;
+  const bytesRefusal = `quota exceeded: inbound/, outbound/ and the archive of your files hold ${plural(limits.quotaBytes, 'byte', 'bytes')} at most; remove acks and results you have read from outbound/`;
+  /** Bytes of outbound/ (beside inbound/) and of the merchant's archive. */
+  const keptElsewhere = async (who: QuotaOwner, inbound: string) => {
+    const folders = [join(dirname(inbound), 'outbound'), ...(archiveRoot ? [join(archiveRoot, who.mid)] : [])];
+    const usages = await Promise.all(folders.map((f) => measure(f)));
+    return usages.reduce((sum, u) => sum + u.bytes, 0);
+  };
 
   return {
     limits,
-    async beginUpload(key, inbound, claim) {
-      const l = ledger(key);
+    async beginUpload(who, inbound, claim) {
+      const l = ledger(who.merchantId);
       const temps = new Set([...l.claims].map((c) => c.temp));
-      const usage = await measure(inbound, (p) => temps.has(p));
-      l.committed = usage.bytes;
+      const [usage, elsewhere] = await Promise.all([measure(inbound, (p) => temps.has(p)), keptElsewhere(who, inbound)]);
+      l.committed = usage.bytes + elsewhere;
       const adding = [...l.claims].filter((c) => c.adds).length + (claim.adds ? 1 : 0);
       if (usage.files + adding > limits.quotaFiles) {
         throw new Refusal('failure', `quota exceeded: inbound/ holds ${plural(limits.quotaFiles, 'file', 'files')} at most`);

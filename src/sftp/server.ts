@@ -19,6 +19,7 @@ import { createHandover, type OnFileReady } from './handover.ts';
 import { loadHostKeys } from './host-keys.ts';
 import { createAuthThrottle, createCounter } from './limits.ts';
 import { createQuotas } from './quota.ts';
+import { archiveDir } from '../config/paths.ts';
 import { createFileLocks, type FileLocks } from './locks.ts';
 import { UPLOAD_TEMP_PREFIX } from './names.ts';
 import { sshNativeCrypto } from './native.ts';
@@ -176,13 +177,13 @@ export async function startSftp(opts: SftpStageOptions): Promise<SftpStage> {
     throttle: createAuthThrottle(config.authFailuresPerMinute),
     connections: createCounter(config.maxSessionsPerMerchant),
     sessions: createCounter(config.maxSessionsPerMerchant),
-    quotas: createQuotas(config),
+    quotas: createQuotas(config, archiveDir(opts.dataDir)),
   };
   const ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: 'rescued', algorithms: SSH_ALGORITHMS });
   const gate = openGate(ssh, deps, audit);
   let watcher: InboundWatcher | undefined;
   try {
-    watcher = await watchInbound({ root, stabilityMs: config.watchStabilityMs, handover, log });
+    watcher = await watchInbound({ root, stabilityMs: config.watchStabilityMs, rescanMs: config.watchRescanMs, handover, log });
     const port = await listen(gate.server, config.host, config.port);
     let stopping: Promise<void> | undefined;
     return {

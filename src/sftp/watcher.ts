@@ -7,7 +7,7 @@
 // chokidar lists a new folder before it starts watching it, so a file created in between is
 // never reported (paulmillr/chokidar#1471, open in 5.0). A new merchant's inbound/ is created
 // just before files arrive in it, which is exactly that gap. So every folder chokidar reports
-// as new is listed again once it has settled, and the whole tree every `RESCAN_MS` as a net;
+// as new is listed again once it has settled, and the whole tree every `rescanMs` as a net;
 // the hand-over recognises files it has seen, so listing twice hands nothing over twice.
 import { watch } from 'chokidar';
 import { readdir, stat } from 'node:fs/promises';
@@ -22,15 +22,13 @@ export interface WatcherOptions {
   stabilityMs: number;
   handover: Handover;
   log: Logger;
-  /** How often the whole tree is listed again; default `RESCAN_MS`. */
-  rescanMs?: number;
+  /** How often the whole tree is listed again (sftp.watchRescanMs). */
+  rescanMs: number;
 }
 
 export interface InboundWatcher {
   close(): Promise<void>;
 }
-
-const RESCAN_MS = 60_000;
 
 /** Only `<root>/<user>/inbound/**`, without dot-files or dot-folders. */
 export function ignoredByWatcher(root: string, path: string): boolean {
@@ -88,7 +86,7 @@ export async function watchInbound(opts: WatcherOptions): Promise<InboundWatcher
     list(dir);
     setTimeout(() => closed || list(dir), relistMs).unref();
   });
-  const timer = setInterval(() => list(opts.root), opts.rescanMs ?? RESCAN_MS);
+  const timer = setInterval(() => list(opts.root), opts.rescanMs);
   timer.unref();
   return {
     async close() {

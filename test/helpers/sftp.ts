@@ -77,11 +77,15 @@ export type AuditLine = Record<string, unknown> & { event: string; reason: strin
 
 export interface TestSftp {
   stage: SftpStage;
+  /** The stage's data folder (the archive is below it). */
+  dataDir: string;
   tdb: TestDatabase;
   merchants: MerchantService;
   ready: ReadyFile[];
   lines: Record<string, unknown>[];
   audit(): AuditLine[];
+  /** The hand-over's "file offered again: not handed over" lines for this path, by source. */
+  offeredAgain(path: string): Array<'sftp' | 'watcher'>;
   /** A merchant with an SFTP key and allowed ranges; `dir` holds its key files. */
   merchant(name: string, cidrs?: string[]): Promise<{ mid: string; login: Login; dir: string }>;
   close(): Promise<void>;
@@ -123,11 +127,13 @@ export async function startTestSftp(kind: DbKind, overrides: SftpOverrides = {},
   });
   return {
     stage,
+    dataDir,
     tdb,
     merchants,
     ready,
     lines,
     audit: () => lines.filter((l) => l.component === 'sftp-audit') as AuditLine[],
+    offeredAgain: (path) => lines.filter((l) => l.msg === 'file offered again: not handed over' && l.path === path).map((l) => l.source as 'sftp' | 'watcher'),
     async merchant(name, cidrs = ['127.0.0.1']) {
       const creds = await merchants.add({ name });
       for (const cidr of cidrs) await merchants.allowIp(creds.mid, cidr);
@@ -141,13 +147,4 @@ export async function startTestSftp(kind: DbKind, overrides: SftpOverrides = {},
       await tdb.dispose();
     },
   };
-}
-
-/** Resolves when `check` holds, polling; rejects after `timeoutMs`. */
-export async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

@@ -2,11 +2,13 @@
 // full), folders and folder depth, and the daemon's reserved temp names. OpenSSH's sftp for
 // what a merchant would type; ssh2's client for the sparse write OpenSSH cannot send.
 // The quota reads no table, so one database kind is enough.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { archiveDir } from '../../../src/config/paths.ts';
 import { join } from 'node:path';
 import ssh2, { type SFTPWrapper } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, sftp, startTestSftp, type Login, type TestSftp } from '../../helpers/sftp.ts';
+import { sftp, startTestSftp, type Login, type TestSftp } from '../../helpers/sftp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 /** An ssh2 SFTP session as the merchant; closed by the returned function. */
 async function connectSftp(login: Login): Promise<{ sftp: SFTPWrapper; close: () => void }> {
@@ -18,6 +20,8 @@ async function connectSftp(login: Login): Promise<{ sftp: SFTPWrapper; close: ()
   const session = await new Promise<SFTPWrapper>((resolve, reject) => client.sftp((err, s) => (err ? reject(err) : resolve(s))));
   return { sftp: session, close: () => client.end() };
 }
+
+const BYTES_REFUSAL = 'quota exceeded: inbound/, outbound/ and the archive of your files hold 100,000 bytes at most; remove acks and results you have read from outbound/';
 
 const call = <T,>(fn: (cb: (err: Error | null | undefined, value?: T) => void) => void) =>
   new Promise<T>((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value as T))));
@@ -56,7 +60,7 @@ describe('SFTP quotas per merchant', () => {
     try {
       const handle = await call<Buffer>((cb) => s.sftp.open('/inbound/sparse.json', 'w', cb));
       const err = await call<void>((cb) => s.sftp.write(handle, Buffer.from('x'), 0, 1, 2 ** 31, cb)).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 4, message: 'quota exceeded: inbound/ holds 100,000 bytes at most' });
+      expect(err).toMatchObject({ code: 4, message: BYTES_REFUSAL });
       // Writes within the quota on the same handle still fail: the upload is void.
       expect(await call<void>((cb) => s.sftp.write(handle, Buffer.from('{}'), 0, 2, 0, cb)).catch((e: unknown) => e)).toMatchObject({ code: 4 });
       expect(await call<void>((cb) => s.sftp.close(handle, cb)).catch((e: unknown) => e)).toMatchObject({ code: 4 });
@@ -64,7 +68,7 @@ describe('SFTP quotas per merchant', () => {
       s.close();
     }
     expect(refusal(login)).toMatchObject({ event: 'upload_failed', path: '/inbound/sparse.json', bytes: 2 ** 31 + 1 });
-    await eventually(() => readdirSync(inboundOf(login)).length === 0);
+    await waitFor(() => readdirSync(inboundOf(login)).length === 0, { what: 'the void upload removed' });
   });
 
   it('counts the bytes already in inbound/ and those of uploads in flight', async () => {
@@ -73,7 +77,7 @@ describe('SFTP quotas per merchant', () => {
     writeFileSync(local, Buffer.alloc(60_000, 0x20));
     expect((await sftp(login, [`put ${local} inbound/a.json`])).status).toBe(0);
     expect((await sftp(login, [`put ${local} inbound/b.json`])).status).not.toBe(0);
-    expect(refusal(login)).toMatchObject({ event: 'upload_failed', path: '/inbound/b.json', reason: 'quota exceeded: inbound/ holds 100,000 bytes at most' });
+    expect(refusal(login)).toMatchObject({ event: 'upload_failed', path: '/inbound/b.json', reason: BYTES_REFUSAL });
     expect(readdirSync(inboundOf(login))).toEqual(['a.json']);
 
     // Two uploads open at once share the quota: the second one's write is refused.
@@ -90,6 +94,22 @@ describe('SFTP quotas per merchant', () => {
       s.close();
     }
     expect(readdirSync(inboundOf(login))).toEqual(['one.json']);
+  });
+
+  it('counts the acks and results in outbound/ and the archived files in the bytes kept', async () => {
+    const { login, dir: keys, mid } = await t.merchant('Kept Files Shop');
+    const local = join(keys, 'forty.json');
+    writeFileSync(local, Buffer.alloc(40_000, 0x20));
+    expect((await sftp(login, [`put ${local} inbound/a.json`])).status).toBe(0);
+    // Intake's outputs of earlier files, as it leaves them: an ack, and the archived input.
+    writeFileSync(join(t.stage.root, login.username, 'outbound', 'old.json.ack.json'), Buffer.alloc(30_000, 0x20));
+    const day = join(archiveDir(t.dataDir), mid, '2026-11-01');
+    mkdirSync(day, { recursive: true });
+    writeFileSync(join(day, 'batch-old.json'), Buffer.alloc(20_000, 0x20));
+    expect((await sftp(login, [`put ${local} inbound/b.json`])).status).not.toBe(0);
+    expect(refusal(login)).toMatchObject({ event: 'upload_failed', path: '/inbound/b.json', reason: BYTES_REFUSAL });
+    // The merchant removes the ack it has read: room again.
+    expect((await sftp(login, ['rm outbound/old.json.ack.json', `put ${local} inbound/b.json`])).status).toBe(0);
   });
 
   it('refuses folders past quotaFolders and past maxFolderDepth, by mkdir and by moving a folder', async () => {

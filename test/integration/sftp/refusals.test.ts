@@ -3,12 +3,13 @@
 // outbound/, shell, exec and forwarding, another merchant's folder, busy files, oversized
 // uploads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { spawn } from 'node:child_process';
 import { DB_KINDS } from '../../helpers/db.ts';
-import { eventually, sftp, ssh, sshKey, SSH_OPTIONS, startTestSftp, type Login, type TestSftp } from '../../helpers/sftp.ts';
+import { sftp, ssh, sshKey, SSH_OPTIONS, startTestSftp, type Login, type TestSftp } from '../../helpers/sftp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 describe.each(DB_KINDS)('SFTP refusals on %s', (kind) => {
   let t: TestSftp;
@@ -90,10 +91,23 @@ describe.each(DB_KINDS)('SFTP refusals on %s', (kind) => {
     const local = join(dir, 'out.json');
     writeFileSync(local, '{}');
     expect((await sftp(login, [`put ${local} outbound/`])).status).not.toBe(0);
-    refusedWith('outbound/ is read-only');
+    refusedWith('outbound/ is read-only but for removing files');
     expect((await sftp(login, [`put ${local} /out.json`])).status).not.toBe(0);
     refusedWith('only inbound/ and outbound/ exist here');
     expect(readdirSync(join(t.stage.root, login.username, 'outbound'))).toEqual([]);
+  });
+
+  it('lets the merchant remove an ack it has read from outbound/, but not one being written, nor rename or make folders there', async () => {
+    const outbound = join(t.stage.root, login.username, 'outbound');
+    writeFileSync(join(outbound, 'read.json.ack.json'), '{}');
+    writeFileSync(join(outbound, '.writing.json.ack.json.0123456789ab.tmp'), '{');
+    expect((await sftp(login, ['rm outbound/.writing.json.ack.json.0123456789ab.tmp'])).status).not.toBe(0);
+    refusedWith('a file being written cannot be removed');
+    expect((await sftp(login, ['rename outbound/read.json.ack.json outbound/x.json'])).status).not.toBe(0);
+    expect((await sftp(login, ['mkdir outbound/sub'])).status).not.toBe(0);
+    expect((await sftp(login, ['rm outbound/read.json.ack.json'])).status).toBe(0);
+    expect(readdirSync(outbound)).toEqual(['.writing.json.ack.json.0123456789ab.tmp']);
+    rmSync(join(outbound, '.writing.json.ack.json.0123456789ab.tmp'));
   });
 
   it('refuses shell, exec and port forwarding: SFTP only', async () => {
@@ -102,23 +116,23 @@ describe.each(DB_KINDS)('SFTP refusals on %s', (kind) => {
     expect(exec.stdout).toBe('');
     expect(lastAudit('session_refused')).toMatchObject({ username: login.username, reason: 'exec "cat /etc/passwd" is not allowed: SFTP only' });
     expect((await ssh(login, ['-T'])).status).not.toBe(0);
-    await eventually(() => lastAudit('session_refused')?.reason === 'shell is not allowed: SFTP only');
+    await waitFor(() => lastAudit('session_refused')?.reason === 'shell is not allowed: SFTP only', { what: 'the shell refused' });
     expect((await ssh(login, ['-W', '127.0.0.1:22'])).status).not.toBe(0);
-    await eventually(() => /port forwarding to 127\.0\.0\.1:22/.test(String(lastAudit('session_refused')?.reason)));
+    await waitFor(() => /port forwarding to 127\.0\.0\.1:22/.test(String(lastAudit('session_refused')?.reason)), { what: 'the port forwarding refused' });
   });
 
   it('refuses to overwrite or remove a file being ingested', async () => {
     const local = join(dir, 'held.json');
     writeFileSync(local, '{"first":true}');
     expect((await sftp(login, [`put ${local} inbound/`])).status).toBe(0);
-    await eventually(() => release !== undefined);
+    await waitFor(() => release !== undefined, { what: 'held.json handed over' });
     writeFileSync(local, '{"second":true}');
     expect((await sftp(login, [`put ${local} inbound/`])).status).not.toBe(0);
     refusedWith('the file is being ingested');
     expect((await sftp(login, ['rm inbound/held.json'])).status).not.toBe(0);
     refusedWith('the file is being ingested');
     release!();
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => !t.stage.locks.isBusy(join(inbound, 'held.json')), { what: 'held.json no longer busy' });
     expect((await sftp(login, ['rm inbound/held.json'])).status).toBe(0);
   });
 
@@ -154,7 +168,7 @@ describe.each(DB_KINDS)('SFTP connection guards on %s', (kind) => {
     const closed = new Promise((resolve) => client.on('close', resolve));
     // The client reads its next command before it notices the server hung up: keep stdin open until then.
     client.stdin.write('ls\n');
-    await eventually(() => t.audit().some((l) => l.event === 'logout' && l.username === good.login.username));
+    await waitFor(() => t.audit().some((l) => l.event === 'logout' && l.username === good.login.username), { what: 'the idle session logged out' });
     client.stdin.end('ls\n');
     expect(await closed).not.toBe(0);
     expect(t.audit().filter((l) => l.event === 'logout' && l.username === good.login.username)).toEqual([expect.objectContaining({ reason: 'idle for 1000 ms' })]);
