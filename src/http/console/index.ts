@@ -10,6 +10,7 @@ import { RescuedError } from '../../errors.ts';
 import { fromFastifyError, sendError } from '../errors.ts';
 import { html, page } from './html.ts';
 import { loginRoutes } from './login.ts';
+import { sameOriginOnly } from './same-origin.ts';
 import { consolePageRoutes } from './routes.ts';
 import type { SessionSettings } from './session.ts';
 import type { ConsoleDeps } from './deps.ts';
@@ -35,7 +36,9 @@ function securityHeaders(app: FastifyInstance): void {
     reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
-    reply.header('referrer-policy', 'no-referrer');
+    // Not no-referrer: under it a browser sends `Origin: null` on the console's own form posts,
+    // and same-origin.ts needs the real origin where Sec-Fetch-Site is not sent (plain HTTP).
+    reply.header('referrer-policy', 'same-origin');
     reply.header('cross-origin-opener-policy', 'same-origin');
   });
 }
@@ -57,6 +60,7 @@ function errorPages(app: FastifyInstance): void {
 async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   securityHeaders(app);
   errorPages(app);
+  sameOriginOnly(app, deps.log);
   await app.register(fastifyStatic, { root: ASSETS, serve: false });
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
     // Own keys only: `__proto__` or `constructor` found Object.prototype's members and crashed sendFile (500).

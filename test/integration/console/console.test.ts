@@ -2,9 +2,11 @@
 // launch for the file) on both databases: sign-in with the operator token, the overview's
 // figures and charts against the hand-counted data set (the numbers each uPlot chart plotted,
 // and pixels on its canvas), the live part refreshing, the merchant filter, an order's
-// timeline, and no Content-Security-Policy violation anywhere. Refusals without the operator
-// credential (and with a merchant's token) are checked without the browser.
+// timeline, and no Content-Security-Policy violation anywhere; a sign-out posted by a page on
+// another site is refused, the console's own works. Refusals without the operator credential
+// (and with a merchant's token) are checked without the browser.
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -192,6 +194,41 @@ describe.each(DB_KINDS)('console on %s', (kind) => {
       expect(await text(page, '.error')).toBe('No order with this orderSessionKey.');
     } finally {
       await context.close();
+    }
+  });
+
+  it('refuses a sign-out posted from a page on another site; the console\'s own Sign out works', async () => {
+    // The other site: a page on localhost (another site than 127.0.0.1) with a form aimed at the console.
+    const other = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end(`<!doctype html><form method="post" action="${base}/console/logout"><button id="forge">win a prize</button></form>`);
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const { context, page } = await watchedPage();
+    try {
+      await page.goto(`${base}/console/login`);
+      await page.fill('input[name=token]', f.operatorToken);
+      await page.click('form.login button');
+      await page.waitForURL(`${base}/console`);
+      const [cookie] = await context.cookies(`${base}/console`);
+      expect(cookie).toMatchObject({ name: 'rescued_console', sameSite: 'Strict', httpOnly: true, path: '/console' });
+
+      await page.goto(`http://localhost:${(other.address() as AddressInfo).port}/`);
+      const [forged] = await Promise.all([page.waitForResponse(`${base}/console/logout`), page.click('#forge')]);
+      expect(forged.status()).toBe(403);
+      await page.waitForURL(`${base}/console/logout`);
+      expect(await page.locator('.error').getAttribute('data-code')).toBe('ERR_CONSOLE_CROSS_SITE');
+      // Still signed in: the overview opens without the sign-in form.
+      await page.goto(`${base}/console`);
+      expect(page.url()).toBe(`${base}/console`);
+
+      await page.click('header button.link');
+      await page.waitForURL(`${base}/console/login`);
+      await page.goto(`${base}/console`);
+      expect(page.url()).toBe(`${base}/console/login`);
+    } finally {
+      await context.close();
+      await new Promise((resolve) => other.close(resolve));
     }
   });
 });
