@@ -7,7 +7,7 @@ import { normaliseAdviceCode } from '../declines/mastercard.ts';
 import { isVisaCategory1 } from '../declines/visa.ts';
 import type { AttemptRecord, StopReason } from './plan-types.ts';
 import type { Rules } from './rules.ts';
-import { DAY_MS, HOUR_MS, MINUTE_MS } from './time.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../calendar.ts';
 
 const WINDOW_30_DAYS_MS = 30 * DAY_MS;
 // Networks do not say whether a window's edge is inside it; a minute past it is outside either way.

@@ -3,7 +3,7 @@
 // merchant across all its orders in the networks' 30-day window.
 import type { AttemptRow } from '../db/queries/attempts.ts';
 import type { AttemptRecord } from './plan-types.ts';
-import { DAY_MS } from './time.ts';
+import { DAY_MS } from '../calendar.ts';
 
 /** The longest window any network rule looks back over. */
 export const CARD_WINDOW_MS = 30 * DAY_MS;

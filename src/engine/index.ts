@@ -15,7 +15,7 @@ import type { Logger } from '../log.ts';
 import { queueDepth } from '../metrics.ts';
 import type { Processor } from '../processors/types.ts';
 import { claimAttempts, type ClaimCtx } from './claim.ts';
-import { grouped } from './group.ts';
+import { grouped } from '../group.ts';
 import { cachedModels } from './model-cache.ts';
 import { recordGroup, type RecorderCtx } from './recorder.ts';
 import { planSubmitted, type SubmittedCtx } from './submitted.ts';

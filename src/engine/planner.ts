@@ -11,7 +11,7 @@ import type { Plan, PlanInput, RetryReason } from './plan-types.ts';
 import type { SoftKind } from '../declines/reasons.ts';
 import type { Rules } from './rules.ts';
 import { defaultRules } from './rules.ts';
-import { MINUTE_MS, hash32, utcOffsetMs } from './time.ts';
+import { MINUTE_MS, hash32, utcOffsetMs } from '../calendar.ts';
 import type { TimingContext } from './timing.ts';
 import { dailySlot, genericGapMs, genericPaydaySlot, lastMorningBefore, minGapMs, paydayMorning, usableModel } from './timing.ts';
 

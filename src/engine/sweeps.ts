@@ -13,7 +13,7 @@ import type { Logger } from '../log.ts';
 import type { Processor } from '../processors/types.ts';
 import { writeResultsFile } from '../outbound/results.ts';
 import { enqueueOrderEvent } from '../webhooks/outbox.ts';
-import { DAY_MS } from './time.ts';
+import { DAY_MS } from '../calendar.ts';
 
 // Advisory lock keys, one per sweep ("rsw" + a number, so they do not meet the migration lock).
 const LOCKS = { expire: 0x72737701n, reclaim: 0x72737702n, batches: 0x72737703n, prune: 0x72737704n } as const;

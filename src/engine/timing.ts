@@ -6,7 +6,7 @@
 import type { SoftKind } from '../declines/reasons.ts';
 import type { MerchantModel } from './plan-types.ts';
 import type { Rules } from './rules.ts';
-import { DAY_MS, HOUR_MS, calendarOf, lastBusinessDay, localDayStart, localHour, weekdayOf } from './time.ts';
+import { DAY_MS, HOUR_MS, calendarOf, isPayday, localDayStart, localHour } from '../calendar.ts';
 
 type Timing = Rules['timing'];
 
@@ -56,23 +56,6 @@ function preferModelDay(firstMs: number, ctx: TimingContext): number {
   const w1 = dayWeight(firstMs, ctx);
   const w2 = dayWeight(next, ctx);
   return w2 >= w1 * timing.modelDayPreferenceRatio && w2 > 0 ? next : firstMs;
-}
-
-export function isPayday(localDayMs: number, timing: Timing): boolean {
-  const weekday = weekdayOf(localDayMs);
-  if (timing.paydayWeekdays.includes(weekday)) return true;
-  const weekend = weekday === 0 || weekday === 6;
-  if (weekend && timing.paydayWeekendToFriday) return false;
-  if (isDatePayday(localDayMs, timing)) return true;
-  // A pay date on a weekend is paid the Friday before.
-  if (weekday !== 5 || !timing.paydayWeekendToFriday) return false;
-  return isDatePayday(localDayMs + DAY_MS, timing) || isDatePayday(localDayMs + 2 * DAY_MS, timing);
-}
-
-function isDatePayday(localDayMs: number, timing: Timing): boolean {
-  const { year, month, day } = calendarOf(localDayMs);
-  if (timing.paydayDaysOfMonth.includes(day)) return true;
-  return timing.paydayLastBusinessDay && day >= 26 && day === lastBusinessDay(year, month);
 }
 
 /** The morning hour to aim at: the model's best hour inside the window, else its start. */

@@ -9,7 +9,7 @@
 // ON CONFLICT may not touch a row twice): a later request repeating one is answered `other`
 // / `again`, and its caller takes the one-at-a-time path, which meets the first one's rows.
 import type { Db } from '../db/client.ts';
-import { grouped } from '../engine/group.ts';
+import { grouped } from '../group.ts';
 import { claimIdempotencyMany, type GroupClaim, type GroupClaimed } from '../db/queries/claim-idempotency-many.ts';
 import { insertApiOrders, type ApiOrderWrite } from '../db/queries/insert-api-orders.ts';
 import { storeEvaluations, type Evaluation, type Stored } from '../db/queries/store-evaluations.ts';

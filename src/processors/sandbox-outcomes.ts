@@ -3,9 +3,7 @@
 // the I/O so each outcome kind is tested on its own, and so the same input always gives the
 // same answer: every path of the engine can be replayed end to end.
 import { createHash } from 'node:crypto';
-import { defaultRules } from '../engine/rules.ts';
-import { isPayday } from '../engine/timing.ts';
-import { localDayStart, utcOffsetMs, MINUTE_MS } from '../engine/time.ts';
+import { isPayday, localDayStart, utcOffsetMs, MINUTE_MS, type Paydays } from '../calendar.ts';
 import type { TestCard } from '../vault/test-cards.ts';
 import type { AuthorizeRequest, ProcessorResponse } from './types.ts';
 
@@ -13,8 +11,7 @@ import type { AuthorizeRequest, ProcessorResponse } from './types.ts';
 // the last business day and Fridays, whatever day of the week a date falls on. It is the
 // issuer's side of the test, so it stays put when the planner's beliefs about paydays are
 // tuned (src/engine/rules.ts).
-const CARD_PAYDAYS = {
-  ...defaultRules.timing,
+const CARD_PAYDAYS: Paydays = {
   paydayDaysOfMonth: [1, 15],
   paydayLastBusinessDay: true,
   paydayWeekendToFriday: false,

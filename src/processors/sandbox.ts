@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../db/client.ts';
 import { callsOfReferences, findProcessorCalls, insertProcessorCalls, type NewProcessorCall, type ProcessorCallRow } from '../db/queries/processor-calls.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import { grouped } from '../engine/group.ts';
+import { grouped } from '../group.ts';
 import type { Logger } from '../log.ts';
 import { sandboxTestCards, type TestCard, type TestCardList } from '../vault/test-cards.ts';
 import { testCardResolver, type CardRef, type CardVault } from './sandbox-cards.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { calendarOf, hash32, lastBusinessDay, utcOffsetMs } from '../../../src/engine/time.ts';
-import { isPayday } from '../../../src/engine/timing.ts';
+import { calendarOf, hash32, lastBusinessDay, utcOffsetMs } from '../../../src/calendar.ts';
+import { isPayday } from '../../../src/calendar.ts';
 import { defaultRules, resolveRules } from '../../../src/engine/rules.ts';
 import { normaliseBrand } from '../../../src/declines/brands.ts';
 

@@ -1,5 +1,7 @@
 // Calendar arithmetic in the payer's local time, on plain epoch milliseconds: the planner runs
-// for every order on every re-plan, so it avoids allocating Dates in its loops.
+// for every order on every re-plan, so it avoids allocating Dates in its loops. Paydays too:
+// the engine aims at them and the sandbox's payday test card approves on them, so this sits on
+// the base floor (.config/layers.mjs), below both.
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -82,4 +84,31 @@ export function hash32(text: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
+}
+
+/** A payday calendar: the engine's (its rules' `timing`) or the sandbox payday card's. */
+export interface Paydays {
+  readonly paydayDaysOfMonth: readonly number[];
+  readonly paydayLastBusinessDay: boolean;
+  /** A pay date on a weekend is paid the Friday before. */
+  readonly paydayWeekendToFriday: boolean;
+  /** 0 = Sunday … 6 = Saturday. */
+  readonly paydayWeekdays: readonly number[];
+}
+
+export function isPayday(localDayMs: number, paydays: Paydays): boolean {
+  const weekday = weekdayOf(localDayMs);
+  if (paydays.paydayWeekdays.includes(weekday)) return true;
+  const weekend = weekday === 0 || weekday === 6;
+  if (weekend && paydays.paydayWeekendToFriday) return false;
+  if (isDatePayday(localDayMs, paydays)) return true;
+  // A pay date on a weekend is paid the Friday before.
+  if (weekday !== 5 || !paydays.paydayWeekendToFriday) return false;
+  return isDatePayday(localDayMs + DAY_MS, paydays) || isDatePayday(localDayMs + 2 * DAY_MS, paydays);
+}
+
+function isDatePayday(localDayMs: number, paydays: Paydays): boolean {
+  const { year, month, day } = calendarOf(localDayMs);
+  if (paydays.paydayDaysOfMonth.includes(day)) return true;
+  return paydays.paydayLastBusinessDay && day >= 26 && day === lastBusinessDay(year, month);
 }
