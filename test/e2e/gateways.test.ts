@@ -3,10 +3,11 @@
 // unknown outcome is reconciled by a look-up), each a local fake written from the gateway's
 // reference. A batch put with the OpenSSH client is charged entry by entry through the account
 // each entry names, once, with one signed webhook per order and a results file listing every
-// entry. Then the daemon is SIGKILLed while calls are in flight at the three gateways, three
-// times with fresh orders: after a restart every order ends APPROVED with exactly one charge at
-// the gateways and one webhook (the same webhook-id if it was delivered twice).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// entry. Then the daemon is SIGKILLed while calls are in flight at the three gateways (the fakes
+// hold them until told), three times with fresh orders: after a restart every order ends
+// APPROVED with exactly one charge at the gateways and one webhook (the same webhook-id if it
+// was delivered twice).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
@@ -15,7 +16,8 @@ import { DB_KINDS, createServerDatabase, silentLog } from '../helpers/db.ts';
 import { daemonLogs, seededDataDir, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.ts';
 import { expectNoCardData } from '../helpers/card-sweep.ts';
 import { sftp, sshKey } from '../helpers/sftp.ts';
-import { startReceiver, until, type Receiver } from '../helpers/webhooks.ts';
+import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { GATEWAY_TYPES, ROUTINGS, batchEntry, insertRoutedOrders, startGateways, type Gateways, type GatewayType, type Routing } from '../helpers/gateways.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { openCore } from '../../src/core.ts';
@@ -38,25 +40,29 @@ const APPROVAL: Record<GatewayType, { rawCode: string; ntid: RegExp | null }> = 
 
 interface Trial {
   what: string;
-  /** Every fake answers every authorization this long after receiving it. */
-  delayMs: number;
   /** engine.pauseAfterAnswerMs of the daemon that is killed. */
   pauseMs: number;
-  /** When to kill, from the calls each gateway received for the trial's orders and those it charged. */
-  killWhen: (calls: ReturnType<Gateways['calls']>) => boolean;
+  /** Calls each gateway answers, of the two it holds, before the kill. */
+  answered: number;
+  /** The daemon's log line for each answered call that says it got that far (its message starts so). */
+  logged?: string;
 }
 
-// Three orders per account and two calls at once per account (processor.accountConcurrency):
-// at the kill, each gateway holds calls in flight, and its third order waits unsent.
-const everyGateway = (ok: (c: { received: number; charged: number }) => boolean) => (calls: ReturnType<Gateways['calls']>) => GATEWAY_TYPES.every((t) => ok(calls[t]));
-// Each moment to kill is a window as long as the fakes' delay, which the test must see while
-// the suite loads both cores: 500–800 ms windows were missed there (all calls answered before
-// a poll came round), so the windows are two seconds.
+// Three orders per account and two calls at once per account (processor.accountConcurrency).
+// The fakes hold every call until told: each moment to kill is a state the test sees — the
+// calls each gateway received and answered, and the daemon's log lines about the answers —
+// and nothing moves between that sight and the kill, however slow the machine.
 const TRIALS: Trial[] = [
-  { what: 'before any gateway answered', delayMs: 2000, pauseMs: 0, killWhen: everyGateway((c) => c.received >= 1 && c.charged === 0) },
-  { what: 'after first answers, with a call in flight at each gateway', delayMs: 2000, pauseMs: 0, killWhen: everyGateway((c) => c.charged >= 1 && c.received > c.charged) },
-  { what: 'with two answers per gateway received but not recorded, and a call in flight at each', delayMs: 2000, pauseMs: 60_000, killWhen: everyGateway((c) => c.charged >= 2 && c.received > c.charged) },
+  { what: 'before any gateway answered, two calls held at each', pauseMs: 0, answered: 0 },
+  { what: 'after one answer per gateway was recorded, the third order sent, and two calls held at each', pauseMs: 0, answered: 1, logged: 'attempt finished' },
+  { what: 'with two answers per gateway received but not recorded, and the third call held at each', pauseMs: 60_000, answered: 2, logged: 'processor answered; pausing before recording' },
 ];
+
+/** The daemon's JSON log lines about these orders whose message starts with `msg`. */
+function loggedFor(daemon: RunningDaemon, ids: ReadonlySet<string>, msg: string): number {
+  return daemon.stdout().split('\n').filter((l) => l.includes(msg)).map((l) => JSON.parse(l) as { msg: string; orderSessionKey?: string })
+    .filter((l) => l.msg.startsWith(msg) && ids.has(l.orderSessionKey ?? '')).length;
+}
 
 interface Merchant {
   mid: string;
@@ -127,21 +133,11 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
     await drop?.();
   });
 
-  // A test that fails leaves no daemon holding the database for the next (the card sweep).
-  const daemons: RunningDaemon[] = [];
-  afterEach(async () => {
-    for (const d of daemons.splice(0)) {
-      if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
-      await d.exited;
-    }
-  });
   const outbound = () => join(dataDir, 'sftp', m.username, 'outbound');
 
-  function start(extra: NodeJS.ProcessEnv): RunningDaemon {
-    const daemon = startDaemon({ ...env, ...extra });
-    daemons.push(daemon);
-    return daemon;
-  }
+  // A test's daemons are killed when it ends, pass or fail (helpers/daemon.ts): none is left
+  // holding the database for the next test (the card sweep).
+  const start = (extra: NodeJS.ProcessEnv): RunningDaemon => startDaemon({ ...env, ...extra });
 
   async function serve(extra: NodeJS.ProcessEnv = {}): Promise<RunningDaemon> {
     const daemon = start(extra);
@@ -245,7 +241,7 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
     const login = { port: Number(port), username: m.username, key: key.privatePath };
     const put = await sftp(login, [`put ${join(local, name)} inbound/`]);
     expect(put.status, put.stderr).toBe(0);
-    await until(() => existsSync(join(outbound(), `${name}.ack.json`)), 'the acknowledgement');
+    await waitFor(() => existsSync(join(outbound(), `${name}.ack.json`)), { what: 'the acknowledgement' });
     await stop(intake);
     const ack = JSON.parse(readFileSync(join(outbound(), `${name}.ack.json`), 'utf8')) as { batchId: string };
     expect(ack).toMatchObject({ status: 'accepted', counts: { entries: 9, accepted: 9, rejected: 0 } });
@@ -265,7 +261,7 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
     const daemon = await serve();
     const [, again] = await daemon.waitFor(/"stage":"sftp","address":"[^"]*:(\d+)"/);
     const results = `${name}.results.json`;
-    await until(() => delivered(daemon, ids) && existsSync(join(outbound(), results)), 'every order final, its webhook delivered and the results file');
+    await waitFor(() => delivered(daemon, ids) && existsSync(join(outbound(), results)), { what: 'every order final, its webhook delivered and the results file', timeoutMs: 60_000, wakeOn: [[daemon.child.stdout!, 'data']] });
     const got = await sftp({ ...login, port: Number(again) }, [`get outbound/${results} ${local}/`]);
     expect(got.status, got.stderr).toBe(0);
     await stop(daemon);
@@ -290,31 +286,42 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
       ids.forEach((id, i) => made.set(id, ROUTINGS[i]!.expect.type));
       const mine = new Set(ids);
       const lookupsBefore = gw.nmiLookups().length;
-      gw.delayAll(trial.delayMs);
+      gw.holdAll();
       // Webhooks the killed daemon sends hang until the kill: each is sent again, under its webhook-id, after the restart.
       let release!: () => void;
       holdHooks = new Promise<void>((r) => (release = r));
 
       const first = start({ RESCUED_SFTP_ENABLED: 'false', RESCUED_ENGINE_PAUSE_AFTER_ANSWER_MS: String(trial.pauseMs) });
-      const atKill = await until(() => (first.child.exitCode === null ? trial.killWhen(gw.calls(mine)) && gw.calls(mine) : expect.fail(`the daemon exited\n${first.stdout().slice(-3000)}`)), `trial ${t + 1}: the moment to kill (${trial.what})`, 30_000)
-        .catch((err: Error) => expect.fail(`${err.message}; calls: ${JSON.stringify(gw.calls(mine))}\n${first.stdout().split('\n').filter((l) => /"level":[456]0/.test(l)).join('\n').slice(-4000)}`));
-      // NMI sales sent before the kill whose answers the daemon had not recorded (in flight, or
-      // answered during the pause): their outcome was known only to NMI. Taken at the kill: the
-      // fake goes on answering the calls in flight after it, and on a loaded machine the exit
-      // can take longer than their delay.
+      const at = (what: string, holds: (calls: ReturnType<Gateways['calls']>) => boolean) => waitFor(() => {
+        if (first.child.exitCode !== null) expect.fail(`the daemon exited\n${first.stdout().slice(-3000)}`);
+        return holds(gw.calls(mine));
+      }, {
+        what: `trial ${t + 1}: ${what}`, timeoutMs: 60_000, wakeOn: [[first.child.stdout!, 'data']],
+        detail: () => `calls: ${JSON.stringify(gw.calls(mine))}\n${first.stdout().split('\n').filter((l) => /"level":[456]0/.test(l)).join('\n').slice(-4000)}`,
+      });
+      await at('two calls held at each gateway', (calls) => GATEWAY_TYPES.every((type) => calls[type].received === 2));
+      for (const type of GATEWAY_TYPES) gw.answer(type, trial.answered);
+      // An answered call frees its slot: the third order goes out, and is held.
+      const sent = trial.answered > 0 ? 3 : 2;
+      await at(`the moment to kill (${trial.what})`, (calls) => GATEWAY_TYPES.every((type) => calls[type].received === sent)
+        && (!trial.logged || loggedFor(first, mine, trial.logged) === 3 * trial.answered));
+      const atKill = gw.calls(mine);
+      // NMI sales sent before the kill whose answers the daemon had not recorded (held, or
+      // answered during the pause): their outcome was known only to NMI.
       const charged = new Set([...gw.nmi.charges.values()].map((c) => c.orderid));
       const sentToNmi = gw.nmi.requests.filter((r) => r.body.type === 'sale' && mine.has(r.body.orderid?.split(':')[0] ?? '')).map((r) => r.body.orderid!)
         .filter((k) => trial.pauseMs > 0 || !charged.has(k));
       first.child.kill('SIGKILL');
       expect((await first.exited).signal).toBe('SIGKILL');
       expect(sentToNmi.length, `trial ${t + 1}: NMI sales unrecorded at the kill`).toBeGreaterThan(0);
-      for (const type of GATEWAY_TYPES) expect(atKill[type].received, `trial ${t + 1}: ${type} calls in flight at the kill`).toBeGreaterThan(atKill[type].charged);
-      // The calls in flight are answered as they were scripted; what the restart sends is answered at once.
+      for (const type of GATEWAY_TYPES) expect(atKill[type], `trial ${t + 1}: ${type} calls at the kill`).toEqual({ received: sent, charged: trial.answered });
+      // The calls held at the kill are answered now, to a dead connection (the charge is made);
+      // what the restart sends is answered at once.
       gw.approveAll();
       release();
       holdHooks = undefined;
       const second = await serve({ RESCUED_SFTP_ENABLED: 'false' });
-      await until(() => delivered(second, ids), `trial ${t + 1}: every order final after the restart, its webhook delivered`, 30_000);
+      await waitFor(() => delivered(second, ids), { what: `trial ${t + 1}: every order final after the restart, its webhook delivered`, timeoutMs: 60_000, wakeOn: [[second.child.stdout!, 'data']] });
       await stop(second);
       await expectChargedOnce(ids, ROUTINGS);
       // The NMI attempts sent before the kill were looked up by their key before anything else.

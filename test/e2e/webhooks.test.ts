@@ -11,7 +11,8 @@ import { DB_KINDS, createServerDatabase, silentLog } from '../helpers/db.ts';
 import { daemonLogs, seededDataDir, startDaemon, type RunningDaemon } from '../helpers/daemon.ts';
 import { expectNoCardData } from '../helpers/card-sweep.ts';
 import { runCli } from '../helpers/cli.ts';
-import { orderWithEvent, startReceiver, until, type Answer, type Received } from '../helpers/webhooks.ts';
+import { orderWithEvent, startReceiver, type Answer, type Received } from '../helpers/webhooks.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { openDatabase, pgliteDirFor } from '../../src/db/client.ts';
 import { findMerchantByMid } from '../../src/db/queries/find-merchant.ts';
 
@@ -89,7 +90,7 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
     const inFlight = await enqueue(3);
 
     const first = await serve();
-    await until(() => receiver.received.length >= 3 || undefined, 'three POSTs hanging');
+    await waitFor(() => receiver.received.length >= 3, { what: 'three POSTs hanging' });
     first.child.kill('SIGKILL');
     await first.exited;
     release();
@@ -97,7 +98,7 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
     const waiting = await enqueue(2, 'order.expired');
 
     const second = await serve();
-    await until(() => [...inFlight, ...waiting].every(okFor) || undefined, 'every event answered 200', 60_000);
+    await waitFor(() => [...inFlight, ...waiting].every(okFor), { what: 'every event answered 200', timeoutMs: 60_000 });
     await stop(second);
     for (const r of receiver.received) expect(verify(r)).toMatchObject({ IsResent: false });
     const list = await runCli(['webhooks', 'list', '--json', '--mid', creds.mid!], env);
@@ -112,7 +113,7 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
     answer = () => 410;
     const [gone] = await enqueue(1);
     const daemon = await serve();
-    await until(() => receiver.received.some((r) => r.headers['webhook-id'] === gone) || undefined, 'the 410');
+    await waitFor(() => receiver.received.some((r) => r.headers['webhook-id'] === gone), { what: 'the 410' });
     // Stopping drains: the answer is recorded before the process exits.
     await stop(daemon);
     expect(JSON.parse((await runCli(['merchant', 'show', creds.mid!], env)).stdout).webhook).toMatchObject({ enabled: false });
@@ -130,8 +131,8 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
     expect(replay.stdout, replay.stderr).toMatch(new RegExp(`^replayed 1 of 1 event\\(s\\)\\n[0-9a-f-]{36}  ${firstEvent}\\n$`));
 
     const again = await serve();
-    await until(() => okFor(gone!) || undefined, 'the 410 event delivered after enable');
-    await until(() => receiver.received.some((r) => r.headers['webhook-id'] === firstEvent && verify(r).IsResent === true) || undefined, 'the replay');
+    await waitFor(() => okFor(gone!), { what: 'the 410 event delivered after enable' });
+    await waitFor(() => receiver.received.some((r) => r.headers['webhook-id'] === firstEvent && verify(r).IsResent === true), { what: 'the replay' });
     await stop(again);
     expect((await runCli(['webhooks', 'list', '--failed'], env)).stdout).toBe('(no deliveries)\n');
 

@@ -31,8 +31,15 @@ export interface Gateways {
   nmi: NmiFake;
   /** processor.gatewayUrls */
   urls: Record<GatewayType, string>;
-  /** Every fake answers every authorization after `ms`, approving. */
-  delayAll(ms: number): void;
+  /**
+   * Every fake holds every authorization unanswered until `answer` lets it go, then approves
+   * it: a test kills the daemon at a moment it chose (calls received, none answered), not
+   * within a window of time.
+   */
+  holdAll(): void;
+  /** Lets the `n` oldest authorizations held at `type` be answered (approved). */
+  answer(type: GatewayType, n: number): void;
+  /** Every fake approves at once, and the authorizations held are answered. */
   approveAll(): void;
   /** Every charge at the three fakes, by the order (orderSessionKey) its key names. */
   charges(): Map<string, FakeCharge[]>;
@@ -55,6 +62,11 @@ export async function startGateways(): Promise<Gateways> {
   const bridgeCalls = () => bridge.requests.filter((r) => r.signed && r.body.operation === 'authorize');
   const nmiSales = () => nmi.requests.filter((r) => r.path === '/api/transact.php' && r.body.type === 'sale');
   const stripeOrder = (body: Record<string, unknown>) => (body.metadata as Record<string, string> | undefined)?.rescued_order ?? '';
+  const held: Record<GatewayType, Array<() => void>> = { stripe: [], http: [], nmi: [] };
+  const holdAt = (type: GatewayType) => () => new Promise<void>((resolve) => held[type].push(resolve));
+  const answer = (type: GatewayType, n: number) => {
+    for (const go of held[type].splice(0, n)) go();
+  };
   const list = (): FakeCharge[] => [
     ...[...stripe.charges].map(([ref, c]) => ({ type: 'stripe' as const, key: c.key, ref })),
     ...[...bridge.charges].map(([ref, c]) => ({ type: 'http' as const, key: c.key, ref })),
@@ -65,15 +77,17 @@ export async function startGateways(): Promise<Gateways> {
     bridge,
     nmi,
     urls: { stripe: stripe.url, http: bridge.url, nmi: nmi.url },
-    delayAll(ms) {
-      stripe.fallback({ kind: 'delay', ms } satisfies StripeBehaviour);
-      bridge.fallback({ kind: 'delay', ms } satisfies BridgeBehaviour);
-      nmi.fallback({ kind: 'delay', ms } satisfies NmiBehaviour);
+    holdAll() {
+      stripe.fallback({ kind: 'hold', until: holdAt('stripe') } satisfies StripeBehaviour);
+      bridge.fallback({ kind: 'hold', until: holdAt('http') } satisfies BridgeBehaviour);
+      nmi.fallback({ kind: 'hold', until: holdAt('nmi') } satisfies NmiBehaviour);
     },
+    answer,
     approveAll() {
       stripe.fallback({ kind: 'approve' });
       bridge.fallback({ kind: 'approve' });
       nmi.fallback({ kind: 'approve' });
+      for (const type of GATEWAY_TYPES) answer(type, Infinity);
     },
     charges() {
       const by = new Map<string, FakeCharge[]>();

@@ -1,5 +1,5 @@
 // A local webhook receiver (node http on port 0) that records every request and answers
-// what the test tells it, orders with their outbox events, and a poll-until helper.
+// what the test tells it, and orders with their outbox events.
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -81,17 +81,6 @@ export async function orderWithEvent(db: Db, merchantId: string, type: OrderEven
       isTestMode: true, at: new Date(),
     });
   });
-}
-
-/** Polls `check` until it returns a value other than undefined/false. */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 export const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];

@@ -32,6 +32,7 @@ export type BraintreeBehaviour =
   | { kind: 'malformed' }
   /** Charges, then drops the connection before answering: the outcome is unknown to the caller. */
   | { kind: 'reset_after_charge' }
+  /** Latency, the scenario's: answers (approving) `ms` after the call arrived. */
   | { kind: 'delay'; ms: number };
 
 export interface RecordedRequest {

@@ -26,7 +26,10 @@ export type NmiBehaviour =
   | { kind: 'malformed' }
   /** Charges, then drops the connection before answering: the outcome is unknown to the caller. */
   | { kind: 'reset_after_charge' }
-  | { kind: 'delay'; ms: number };
+  /** Latency, the scenario's: answers the request `ms` after it arrived (a sale: approved). */
+  | { kind: 'delay'; ms: number }
+  /** Holds the request unanswered until `until()` (asked once per request) settles, then answers it. */
+  | { kind: 'hold'; until: () => Promise<unknown> };
 
 /** A behaviour for the next sale, or with `at: 'query'` for the next Query API call. */
 export type Scripted = NmiBehaviour & { at?: 'sale' | 'query' };
@@ -158,6 +161,7 @@ export async function startNmiFake(opts: { key?: string; tls?: { cert: string; k
       case 'malformed': res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</bo'); return true;
       case 'status': res.writeHead(b.status, { 'content-type': 'text/html' }).end(`<html><body>${b.status}</body></html>`); return true;
       case 'delay': setTimeout(go, b.ms); return true;
+      case 'hold': void b.until().then(go); return true;
       default: return false;
     }
   }

@@ -18,8 +18,10 @@ export type StripeBehaviour =
   | { kind: 'reset_after_charge' }
   /** Charges, then never answers: the caller times out with the money taken. */
   | { kind: 'timeout_after_charge' }
-  /** Waits `ms`, then behaves as `then` (default: approve). */
-  | { kind: 'delay'; ms: number; then?: StripeBehaviour };
+  /** Latency, the scenario's: waits `ms`, then behaves as `then` (default: approve). */
+  | { kind: 'delay'; ms: number; then?: StripeBehaviour }
+  /** Holds the call unanswered until `until()` (asked once per call) settles, then behaves as `then` (default: approve). */
+  | { kind: 'hold'; until: () => Promise<unknown>; then?: StripeBehaviour };
 
 export interface RecordedRequest {
   method: string;
@@ -118,6 +120,7 @@ export async function startStripeFake(opts: { key?: string } = {}): Promise<Stri
     if (b.kind === 'malformed') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "pi_');
     if (b.kind === 'status') return error(res, b.status, { type: b.status === 429 ? 'rate_limit_error' : b.status === 400 ? 'invalid_request_error' : 'api_error', message: `scripted ${b.status}` });
     if (b.kind === 'delay') return void setTimeout(() => paymentIntent(req, res, b.then ?? { kind: 'approve' }), b.ms);
+    if (b.kind === 'hold') return void b.until().then(() => paymentIntent(req, res, b.then ?? { kind: 'approve' }));
     return createIntent(req, res, b);
   }
 

@@ -7,7 +7,8 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { DB_KINDS, freshDatabase, silentLog, type TestDatabase } from '../../helpers/db.ts';
 import { key32 } from '../../helpers/keys.ts';
-import { orderWithEvent, query, startReceiver, until, type Receiver } from '../../helpers/webhooks.ts';
+import { orderWithEvent, query, startReceiver, type Receiver } from '../../helpers/webhooks.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { keyRingFrom } from '../../../src/vault/cipher.ts';
 import { createMerchantService, type MerchantService } from '../../../src/merchants/service.ts';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../../../src/webhooks/dispatcher.ts';
@@ -36,6 +37,19 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
 
   const db = () => t.database.db;
 
+  /**
+   * A clock that counts its reads. A dispatcher reads it at the start of each claim round (and
+   * at each POST): two more reads than at some moment mean a whole claim round ran after it.
+   */
+  function countingClock() {
+    let reads = 0;
+    return { clock: { now: () => (reads++, new Date()) }, reads: () => reads };
+  }
+  const aRoundAfter = (c: ReturnType<typeof countingClock>, what: string) => {
+    const from = c.reads();
+    return waitFor(() => c.reads() >= from + 2, { what: `a whole claim round after ${what}` });
+  };
+
   function dispatcher(opts: Partial<DispatcherOptions> = {}): Dispatcher {
     const d = createDispatcher({
       db: db(), keyRing, log: silentLog, mode: 'sandbox', timeoutMs: 2_000, maxInFlight: 16, perEndpointConcurrency: 4,
@@ -62,7 +76,7 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     const { receiver, creds, merchantId } = await merchantWithReceiver((n) => (n <= 3 ? 500 : 200));
     const webhookId = await orderWithEvent(db(), merchantId);
     dispatcher();
-    const [d] = await until(async () => ((await delivery(webhookId))[0]?.status === 'delivered' ? delivery(webhookId) : undefined), 'delivered');
+    const [d] = await waitFor(async () => ((await delivery(webhookId))[0]?.status === 'delivered' ? delivery(webhookId) : undefined), { what: 'delivered' });
     expect(d).toMatchObject({ status: 'delivered', attempt_count: 4, last_status_code: 200, is_resent: false });
     expect(receiver.received).toHaveLength(4);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([webhookId]));
@@ -81,9 +95,11 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     let gone = true;
     const { receiver, creds, merchantId } = await merchantWithReceiver(() => (gone ? 410 : 204));
     const first = await orderWithEvent(db(), merchantId);
-    dispatcher();
-    await until(async () => (await merchants.show(creds.mid)).webhook?.enabled === false || undefined, 'endpoint disabled');
+    const counted = countingClock();
+    dispatcher({ clock: counted.clock });
+    await waitFor(async () => (await merchants.show(creds.mid)).webhook?.enabled === false, { what: 'endpoint disabled' });
     const second = await orderWithEvent(db(), merchantId, 'order.expired');
+    await aRoundAfter(counted, 'the second event');
     expect(receiver.received).toHaveLength(1);
     const failed = await createWebhookOperations(db()).list({ failed: true, mid: creds.mid });
     expect(failed).toEqual([expect.objectContaining({ webhookId: first, status: 'pending', attempts: 1, lastStatusCode: 410, endpointEnabled: false })]);
@@ -91,7 +107,7 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     gone = false;
     const enabled = await createWebhookOperations(db()).enable(creds.mid);
     expect(enabled).toMatchObject({ mid: creds.mid, waiting: 2 });
-    await until(async () => (await delivery(first))[0]?.status === 'delivered' && (await delivery(second))[0]?.status === 'delivered', 'both delivered');
+    await waitFor(async () => (await delivery(first))[0]?.status === 'delivered' && (await delivery(second))[0]?.status === 'delivered', { what: 'both delivered' });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([first, expect.any(String), expect.any(String)]);
     expect(new Set(receiver.received.slice(1).map((r) => r.headers['webhook-id']))).toEqual(new Set([first, second]));
   });
@@ -101,7 +117,7 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     const { receiver, creds, merchantId } = await merchantWithReceiver(() => (up ? 200 : 503));
     const webhookId = await orderWithEvent(db(), merchantId);
     dispatcher();
-    const [dead] = await until(async () => ((await delivery(webhookId))[0]?.status === 'dead' ? delivery(webhookId) : undefined), 'dead');
+    const [dead] = await waitFor(async () => ((await delivery(webhookId))[0]?.status === 'dead' ? delivery(webhookId) : undefined), { what: 'dead' });
     expect(dead).toMatchObject({ attempt_count: 8, last_status_code: 503 });
     expect(dead!.finished_at).not.toBeNull();
     expect(receiver.received).toHaveLength(8);
@@ -110,17 +126,17 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     up = true;
     const replay = await ops.replay({ id: webhookId });
     expect(replay).toEqual({ events: 1, replayed: [{ deliveryId: expect.any(String), webhookId }] });
-    await until(async () => (await delivery(webhookId))[1]?.status === 'delivered', 'replay delivered');
+    await waitFor(async () => (await delivery(webhookId))[1]?.status === 'delivered', { what: 'replay delivered' });
     const last = receiver.received.at(-1)!;
     expect(last.headers['webhook-id']).toBe(webhookId);
     expect(new Webhook(creds.webhookSecret).verify(last.body, last.headers as Record<string, string>)).toMatchObject({ IsResent: true });
     // By delivery id too, and every event since a time (only this merchant's).
     expect((await ops.replay({ id: replay.replayed[0]!.deliveryId })).replayed).toHaveLength(1);
     expect((await ops.replay({ since: '1h', mid: creds.mid })).replayed).toEqual([{ deliveryId: expect.any(String), webhookId }]);
-    await until(async () => {
+    await waitFor(async () => {
       const all = await delivery(webhookId);
       return (all.length === 4 && all.slice(1).every((d) => d.status === 'delivered' && d.is_resent === true)) || undefined;
-    }, 'all replays delivered');
+    }, { what: 'all replays delivered' });
     expect(receiver.received.slice(-3).map((r) => JSON.parse(r.body).IsResent)).toEqual([true, true, true]);
     await expect(ops.replay({ id: 'msg_00000000000000000000000000000000' })).rejects.toMatchObject({ code: 'ERR_WEBHOOK_NOT_FOUND' });
     await expect(ops.replay({ id: 'nonsense' })).rejects.toMatchObject({ code: 'ERR_WEBHOOK_INVALID_INPUT' });
@@ -131,7 +147,7 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     const webhookId = await orderWithEvent(db(), merchantId);
     // The schedule alone would wait an hour after each failure.
     dispatcher({ retryDelaysMs: Array(7).fill(3_600_000) });
-    await until(async () => (await delivery(webhookId))[0]?.status === 'delivered', 'delivered after Retry-After');
+    await waitFor(async () => (await delivery(webhookId))[0]?.status === 'delivered', { what: 'delivered after Retry-After' });
     expect(receiver.received).toHaveLength(3);
   });
 
@@ -141,14 +157,16 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     const { receiver, merchantId } = await merchantWithReceiver(() => ({ status: 200, hold: gate }));
     const ids = [];
     for (let i = 0; i < 10; i++) ids.push(await orderWithEvent(db(), merchantId));
-    dispatcher({ perEndpointConcurrency: 3 });
-    dispatcher({ perEndpointConcurrency: 3 });
-    await until(() => receiver.inFlight() === 3 || undefined, 'three in flight');
-    // Both dispatchers keep polling; none of them may add a fourth.
-    await new Promise((r) => setTimeout(r, 300));
+    const clocks = [countingClock(), countingClock()];
+    for (const c of clocks) dispatcher({ perEndpointConcurrency: 3, clock: c.clock });
+    await waitFor(() => receiver.inFlight() === 3, { what: 'three in flight' });
+    // Both dispatchers keep claiming; after a whole round of each, none has claimed a fourth.
+    await Promise.all(clocks.map((c, i) => aRoundAfter(c, `three in flight (dispatcher ${i + 1})`)));
+    const leased = sql`select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id where e.merchant_id = ${merchantId} and d.lease_owner is not null`;
+    expect((await query(db(), leased))[0]!.n).toBe(3);
     expect(receiver.inFlight()).toBe(3);
     release();
-    await until(async () => (await query(db(), sql`select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id where e.merchant_id = ${merchantId} and d.status = 'delivered'`))[0]!.n === 10 || undefined, 'ten delivered');
+    await waitFor(async () => (await query(db(), sql`select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id where e.merchant_id = ${merchantId} and d.status = 'delivered'`))[0]!.n === 10, { what: 'ten delivered' });
     expect(receiver.maxInFlight()).toBe(3);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set(ids));
   });
@@ -157,11 +175,11 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     const { receiver, merchantId } = await merchantWithReceiver(() => 200);
     const webhookId = await orderWithEvent(db(), merchantId);
     const now = new Date();
-    const claimed = await claimWebhookDeliveries(db(), { owner: 'vanished', now, leaseUntil: new Date(now.getTime() + 200), limit: 100, perEndpoint: 4 });
+    // Claimed by a dispatcher that vanished, its lease already run out (as a second ago).
+    const claimed = await claimWebhookDeliveries(db(), { owner: 'vanished', now, leaseUntil: new Date(now.getTime() - 1000), limit: 100, perEndpoint: 4 });
     expect(claimed.map((c) => c.eventId)).toContain(webhookId);
-    await new Promise((r) => setTimeout(r, 250));
     dispatcher({ leaseSeconds: 5 });
-    await until(async () => (await delivery(webhookId))[0]?.status === 'delivered', 'delivered after the lease');
+    await waitFor(async () => (await delivery(webhookId))[0]?.status === 'delivered', { what: 'delivered after the lease' });
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toContain(webhookId);
     expect((await delivery(webhookId))[0]).toMatchObject({ attempt_count: 1, lease_owner: null });
   });
@@ -172,7 +190,7 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     expect(rotated.previousValidUntil.getTime() - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
     const webhookId = await orderWithEvent(db(), merchantId);
     dispatcher();
-    await until(async () => (await delivery(webhookId))[0]?.status === 'delivered', 'delivered');
+    await waitFor(async () => (await delivery(webhookId))[0]?.status === 'delivered', { what: 'delivered' });
     const r = receiver.received[0]!;
     expect(String(r.headers['webhook-signature']).split(' ')).toHaveLength(2);
     for (const secret of [creds.webhookSecret, rotated.webhookSecret]) expect(new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).toMatchObject({ IsResent: false });
