@@ -11,12 +11,25 @@ import { pipeline } from 'node:stream/promises';
 import { PassThrough } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import type { Core } from '../core.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import type { Database } from '../db/client.ts';
+import type { Logger } from '../log.ts';
+import type { Vault } from '../vault/service.ts';
+import type { MerchantService } from './service.ts';
 import { createTokenService } from '../auth/tokens.ts';
 import { KEY_TYPES, readableKeyPair } from '../sftp/host-keys.ts';
 import { hostKeyDir, userDirs } from '../sftp/paths.ts';
 import { writeBatch, type BatchOptions } from '../../samples/generate-batch.ts';
 import { sandboxTestCards, type TestCard, type TestCardList } from '../vault/test-cards.ts';
+
+/** What onboarding takes of the core the daemon opened (src/core.ts, a floor above). */
+export interface DemoCore {
+  config: ResolvedConfig;
+  log: Logger;
+  database: Database;
+  vault: Vault;
+  merchants: MerchantService;
+}
 
 export interface DemoSftp {
   host: string;
@@ -111,7 +124,7 @@ async function writeKnownHosts(dir: string, sftp: DemoSftp): Promise<string> {
 }
 
 /** The demo cards as vault tokens of the merchant (tokenizing is idempotent: the same tokens each start). */
-async function demoTokens(core: Core, merchantId: string): Promise<NonNullable<BatchOptions['cards']>> {
+async function demoTokens(core: DemoCore, merchantId: string): Promise<NonNullable<BatchOptions['cards']>> {
   const year = new Date().getUTCFullYear() + 3;
   const cards = [];
   for (const c of demoCards()) {
@@ -146,7 +159,7 @@ export interface DemoBatch {
 }
 
 /** Writes a fresh sample batch for the demo merchant; undefined when it is gone or disabled. */
-export async function writeDemoBatch(core: Core, mid: string, sftp: DemoSftp): Promise<DemoBatch | undefined> {
+export async function writeDemoBatch(core: DemoCore, mid: string, sftp: DemoSftp): Promise<DemoBatch | undefined> {
   const merchant = await core.merchants.show(mid).catch(() => undefined);
   const clientId = merchant?.apiClients[0]?.clientId;
   if (!merchant || merchant.status !== 'active' || !clientId || !merchant.sftp) return undefined;

@@ -3,10 +3,9 @@
 // stderr, keeping stdout pure JSON log lines; the credentials are printed once, when the
 // merchant is made. At every sandbox start, the demo merchant also gets a fresh
 // ready-to-upload batch and the `sftp` line that uploads it (demo-batch.ts).
-import type { Core } from '../core.ts';
 import { countMerchants } from '../db/queries/list-merchants.ts';
 import type { MerchantCredentials } from './service.ts';
-import { demoBatchLines, dialHost as loopbackFor, rememberDemoMid, rememberedDemoMid, writeDemoBatch, type DemoSftp } from './demo-batch.ts';
+import { demoBatchLines, dialHost as loopbackFor, rememberDemoMid, rememberedDemoMid, writeDemoBatch, type DemoCore, type DemoSftp } from './demo-batch.ts';
 
 export interface SftpEndpoint {
   host: string;
@@ -55,7 +54,7 @@ export function demoBanner(creds: MerchantCredentials, httpBase: string, sftp?: 
 }
 
 /** The sample batch's lines, or none (no SFTP, or the demo merchant is gone or disabled). */
-async function sampleBatchLines(core: Core, mid: string, sftp: SftpEndpoint | undefined): Promise<string[]> {
+async function sampleBatchLines(core: DemoCore, mid: string, sftp: SftpEndpoint | undefined): Promise<string[]> {
   if (!sftp?.root) return [];
   const log = core.log.child({ component: 'onboarding' });
   try {
@@ -70,7 +69,7 @@ async function sampleBatchLines(core: Core, mid: string, sftp: SftpEndpoint | un
   }
 }
 
-export async function ensureDemoMerchant(core: Core, httpBase: string, sftp?: SftpEndpoint, write: (text: string) => void = (t) => void process.stderr.write(t)): Promise<void> {
+export async function ensureDemoMerchant(core: DemoCore, httpBase: string, sftp?: SftpEndpoint, write: (text: string) => void = (t) => void process.stderr.write(t)): Promise<void> {
   if ((await countMerchants(core.database.db)) > 0) {
     const mid = await rememberedDemoMid(core.config.dataDir);
     const lines = mid ? await sampleBatchLines(core, mid, sftp) : [];

@@ -1,9 +1,20 @@
 // The webhooks stage of the daemon: one dispatcher per instance, configured from the
 // `webhooks` section. Stopping it stops claiming and waits for the POSTs in flight.
-import type { Core } from '../core.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import type { Database } from '../db/client.ts';
+import type { Logger } from '../log.ts';
+import type { KeyRing } from '../vault/cipher.ts';
 import { createDispatcher, type Dispatcher } from './dispatcher.ts';
 
-export function startWebhooksStage(core: Core): Dispatcher {
+/** What the dispatcher takes of the core the daemon opened (src/core.ts, a floor above the stages). */
+export interface WebhooksCore {
+  config: ResolvedConfig;
+  log: Logger;
+  database: Database;
+  keyRing: KeyRing;
+}
+
+export function startWebhooksStage(core: WebhooksCore): Dispatcher {
   const c = core.config.webhooks;
   const dispatcher = createDispatcher({
     db: core.database.db,
