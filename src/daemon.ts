@@ -23,7 +23,7 @@ import { createIntakeStage } from './intake/stage.ts';
 import { userDirs } from './sftp/paths.ts';
 import { startWebhooksStage } from './webhooks/stage.ts';
 import { startAdminStage } from './admin/server.ts';
-import type { CommandRunner } from './cli/io.ts';
+import type { CommandRunner } from './admin/io.ts';
 
 interface Stage {
   name: string;

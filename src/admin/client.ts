@@ -4,7 +4,7 @@
 // input are read here, so relative paths and permissions are the operator's own.
 import { connect, type Socket } from 'node:net';
 import { dataDirHolder } from '../db/lock.ts';
-import { isTerminal, readStdin, readText, type CliIo } from '../cli/io.ts';
+import { isTerminal, readStdin, readText, type CliIo } from './io.ts';
 import { lineSplitter, parseFrame, sendFrame } from './frames.ts';
 import { adminSocketPath, checkDaemonFrame, MAX_DAEMON_FRAME_BYTES, PROTOCOL_VERSION, socketPathFits, type DaemonFrame, type ReadFailure } from './protocol.ts';
 

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../log.ts';
-import type { CliIo, CommandRunner } from '../cli/io.ts';
+import type { CliIo, CommandRunner } from './io.ts';
 import { lineSplitter, parseFrame, sendFrame } from './frames.ts';
 import { checkClientFrame, MAX_CLIENT_FRAME_BYTES, PROTOCOL_VERSION, type ClientFrame, type ReadFailure, type RunFrame } from './protocol.ts';
 

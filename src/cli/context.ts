@@ -9,7 +9,7 @@ import type { Core } from '../core.ts';
 import { RescuedError } from '../errors.ts';
 import { DataDirLockedError } from '../db/lock.ts';
 import { NEVER_FORWARDED } from '../admin/protocol.ts';
-import { printerFor, processIo, readText, type CliIo, type Print } from './io.ts';
+import { printerFor, processIo, readText, type CliIo, type Print } from '../admin/io.ts';
 import pino from 'pino';
 
 const ios = new WeakMap<Command, CliIo>();

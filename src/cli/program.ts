@@ -3,9 +3,10 @@
 // Built around a CliIo so that `src/main.ts` runs it on the process and tests run the same
 // commands in-process.
 import { Command } from 'commander';
-import { createLogger } from '../log.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import { createLogger, type Logger } from '../log.ts';
 import { bindIo, configFrom, fail, withCore } from './context.ts';
-import type { CliIo } from './io.ts';
+import type { CliIo, CommandRunner } from '../admin/io.ts';
 import { merchantCommands } from './merchant.ts';
 import { vaultCommands } from './vault.ts';
 import { orderCommands } from './orders.ts';
@@ -15,7 +16,14 @@ import { processorCommands } from './processor.ts';
 import { reportCommand } from './report.ts';
 import { commandRunner } from './run.ts';
 
-export function buildProgram(io: CliIo): Command {
+/**
+ * Runs the daemon until it stops, with its exit code: src/daemon.ts's `serve`, which src/main.ts
+ * hands in (the daemon wires the stages a floor above the CLI, .config/layers.mjs). Absent in
+ * the trees the daemon and the tests build to run other commands.
+ */
+export type Serve = (config: ResolvedConfig, log: Logger, opts: { runCommand: CommandRunner }) => Promise<number>;
+
+export function buildProgram(io: CliIo, serve?: Serve): Command {
   const program = new Command('rescued')
     .description('declined-transaction rescue daemon')
     .option('-c, --config <file>', 'configuration file (JSON); also RESCUED_CONFIG')
@@ -32,7 +40,7 @@ export function buildProgram(io: CliIo): Command {
       try {
         const config = configFrom(program);
         log = createLogger({ level: config.log.level });
-        const { serve } = await import('../daemon.ts');
+        if (!serve) throw new Error('serve is run by src/main.ts, not from this command tree');
         // The daemon runs the commands sent to its CLI socket with this very command tree.
         code = await serve(config, log, { runCommand: commandRunner(buildProgram) });
       } catch (err) {

@@ -3,7 +3,7 @@
 // redirected, nothing is written, so a command's output and a script's log stay clean; stdout
 // is never touched. Redraws are throttled: a loop may report every item without paying for a
 // terminal write each time, and work that ends within the first interval shows nothing.
-import { isTerminal, type CliIo } from './io.ts';
+import { isTerminal, type CliIo } from '../admin/io.ts';
 
 /** Where progress goes: a stream that says whether it is a terminal (process.stderr is one). */
 export interface ProgressSink {

@@ -2,7 +2,7 @@
 // to its CLI socket (src/admin/), with the very command tree of `rescued` itself.
 import { CommanderError, type Command } from 'commander';
 import { NEVER_FORWARDED } from '../admin/protocol.ts';
-import type { CliIo, CommandRunner } from './io.ts';
+import type { CliIo, CommandRunner } from '../admin/io.ts';
 
 function commandPath(command: Command): string {
   const names: string[] = [];

@@ -3,7 +3,7 @@
 // spawned `cli()` of helpers/daemon.ts stays for the real entry point.
 import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli/program.ts';
-import type { CliIo } from '../../src/cli/io.ts';
+import type { CliIo } from '../../src/admin/io.ts';
 import type { Database } from '../../src/db/client.ts';
 import { cleanEnv } from './daemon.ts';
 

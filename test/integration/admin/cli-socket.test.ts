@@ -15,7 +15,7 @@ import { loadConfig } from '../../../src/config/index.ts';
 import { createLogger } from '../../../src/log.ts';
 import { buildProgram } from '../../../src/cli/program.ts';
 import { commandRunner } from '../../../src/cli/run.ts';
-import type { CliIo } from '../../../src/cli/io.ts';
+import type { CliIo } from '../../../src/admin/io.ts';
 import { startAdminStage, type AdminStage } from '../../../src/admin/server.ts';
 import { forwardToDaemon } from '../../../src/admin/client.ts';
 import { adminSocketPath } from '../../../src/admin/protocol.ts';

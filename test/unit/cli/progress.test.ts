@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliProgress, createProgress, progressLine } from '../../../src/cli/progress.ts';
-import type { CliIo } from '../../../src/cli/io.ts';
+import type { CliIo } from '../../../src/admin/io.ts';
 import { main as generateBatch, USAGE } from '../../../samples/generate-batch.ts';
 
 function sink(isTTY: boolean) {

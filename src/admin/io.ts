@@ -1,6 +1,8 @@
 // Where a CLI command reads its environment and input and writes its output. `rescued` itself
 // runs on the process's own; tests, and the daemon running a command sent to it over its
-// socket (src/admin/), hand in theirs, so a command's behaviour is the same function either way.
+// socket (session.ts), hand in theirs, so a command's behaviour is the same function either way.
+// Here, below the CLI (src/cli/), because both ends of the daemon's socket speak it: the
+// client forwards a command's I/O, the session runs it (docs/development.md, "Layers").
 import { readFile } from 'node:fs/promises';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/client.ts';
