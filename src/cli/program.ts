@@ -7,13 +7,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { bindIo, configFrom, fail, withCore } from './context.ts';
 import type { CliIo, CommandRunner } from '../admin/io.ts';
-import { merchantCommands } from './merchant.ts';
-import { vaultCommands } from './vault.ts';
-import { orderCommands } from './orders.ts';
-import { batchCommands } from './batches.ts';
-import { webhookCommands } from './webhooks.ts';
-import { processorCommands } from './processor.ts';
-import { reportCommand } from './report.ts';
+import { COMMANDS } from './commands.ts';
 import { commandRunner } from './run.ts';
 
 /**
@@ -58,12 +52,6 @@ export function buildProgram(io: CliIo, serve?: Serve): Command {
     .description('apply the committed database migrations and exit')
     .action(() => withCore(program, async (_core, print) => print('migrations applied')));
 
-  merchantCommands(program);
-  vaultCommands(program);
-  orderCommands(program);
-  batchCommands(program);
-  webhookCommands(program);
-  processorCommands(program);
-  reportCommand(program);
+  for (const add of COMMANDS) add(program);
   return program;
 }
