@@ -1,5 +1,5 @@
 // Codes of the merchant API (evaluate, challenge, transmit, outcome, orders, refund, cancel),
-// merged into the catalogue by src/errors.ts. Validation problems keep the request model's
+// merged into the catalogue by src/catalogue.ts. Validation problems keep the request model's
 // ERR_MODEL_* codes; these are the API's own decisions.
 import type { ErrorSpec } from '../error-types.ts';
 

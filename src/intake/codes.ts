@@ -1,4 +1,4 @@
-// Codes of batch intake, merged into the catalogue by src/errors.ts. They appear in
+// Codes of batch intake, merged into the catalogue by src/catalogue.ts. They appear in
 // acknowledgement files (`error.code`, `rejected[].errors[].code`); the HTTP status is the
 // one the same problem would have on the side-port.
 import type { ErrorSpec } from '../error-types.ts';

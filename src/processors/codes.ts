@@ -1,4 +1,4 @@
-// Codes of processor accounts and gateway calls, merged into the catalogue by src/errors.ts.
+// Codes of processor accounts and gateway calls, merged into the catalogue by src/catalogue.ts.
 import type { ErrorSpec } from '../error-types.ts';
 
 export const PROCESSOR_ERRORS = {

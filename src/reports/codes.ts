@@ -1,4 +1,4 @@
-// Codes of the recovery report (src/reports/), merged into the catalogue by src/errors.ts.
+// Codes of the recovery report (src/reports/), merged into the catalogue by src/catalogue.ts.
 import type { ErrorSpec } from '../error-types.ts';
 
 export const REPORT_ERRORS = {

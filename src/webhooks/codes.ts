@@ -1,4 +1,4 @@
-// Codes of the webhook stage, merged into the catalogue by src/errors.ts. The delivery codes
+// Codes of the webhook stage, merged into the catalogue by src/catalogue.ts. The delivery codes
 // appear in `webhook_attempts.error` and `rescued webhooks list`; the URL codes are what
 // `merchant set-webhook` answers.
 import type { ErrorSpec } from '../error-types.ts';

@@ -1,4 +1,4 @@
-// Codes of the operator console (src/http/console/), merged into the catalogue by src/errors.ts.
+// Codes of the operator console (src/http/console/), merged into the catalogue by src/catalogue.ts.
 import type { ErrorSpec } from '../../error-types.ts';
 
 export const CONSOLE_ERRORS = {
