@@ -3,8 +3,9 @@
 // process's entry points load it (src/main.ts, src/daemon.ts; the test runner, in
 // .config/vitest.config.ts), so a stage throws a RescuedError without importing the stages
 // above it. docs/errors.md is the same table (test/unit/readme.test.ts).
-// A stage with a new codes.ts adds it to STAGES below (docs/development.md, "Adding an error code").
-import { CORE_ERRORS, registerErrors, type ErrorSpec } from './errors.ts';
+// A stage with a new codes.ts imports it here and adds it to STAGES (docs/development.md,
+// "Adding an error code").
+import { CORE_ERRORS, registerErrors } from './errors.ts';
 import { MODEL_ERRORS } from './domain/codes.ts';
 import { INTAKE_ERRORS } from './intake/codes.ts';
 import { WEBHOOK_ERRORS } from './webhooks/codes.ts';
@@ -15,8 +16,11 @@ import { CONSOLE_ERRORS } from './http/console/codes.ts';
 
 const STAGES = [CORE_ERRORS, MODEL_ERRORS, INTAKE_ERRORS, API_ERRORS, WEBHOOK_ERRORS, PROCESSOR_ERRORS, REPORT_ERRORS, CONSOLE_ERRORS] as const;
 
-export const ERRORS = { ...CORE_ERRORS, ...MODEL_ERRORS, ...INTAKE_ERRORS, ...API_ERRORS, ...WEBHOOK_ERRORS, ...PROCESSOR_ERRORS, ...REPORT_ERRORS, ...CONSOLE_ERRORS } satisfies Record<string, ErrorSpec>;
-type Catalogue = typeof ERRORS;
+/** Every stage's table as one type: each code with its own spec. */
+type Merged<T extends readonly object[]> = T extends readonly [infer First, ...infer Rest extends readonly object[]] ? First & Merged<Rest> : unknown;
+type Catalogue = Merged<typeof STAGES>;
+
+export const ERRORS = Object.assign({}, ...STAGES) as Catalogue;
 
 declare module './errors.ts' {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: the codes become ErrorCode
