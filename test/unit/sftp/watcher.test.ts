@@ -36,10 +36,15 @@ describe('listing inbound folders', () => {
     const growing = join(root, 'bob/inbound/growing.json');
     writeFileSync(growing, '{');
     const offered: string[] = [];
-    const listing = listInbound(root, join(root, 'bob'), 150, (p) => offered.push(p));
-    await new Promise((r) => setTimeout(r, 30));
-    appendFileSync(growing, '"requests":[]}');
-    await listing;
+    // The scenario: a writer appends every 10 ms for as long as the listing runs. Whenever the
+    // listing takes its first look, its stability wait (150 ms) outlasts the next append, so
+    // the file has grown between its two looks — however slowly the machine runs.
+    const writer = setInterval(() => appendFileSync(growing, ' '), 10);
+    try {
+      await listInbound(root, join(root, 'bob'), 150, (p) => offered.push(p));
+    } finally {
+      clearInterval(writer);
+    }
     expect(offered).toEqual([join(root, 'bob/inbound/e.json')]);
   });
 
