@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AtomicFile } from '../../src/atomic-file.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describe('AtomicFile', () => {
   let dir: string;
@@ -30,19 +30,21 @@ describe('AtomicFile', () => {
   });
 
   it('discarded while the file is still being opened, leaves nothing behind', async () => {
+    // discard resolves once the stream has closed (its open finished first) and the file is
+    // removed: nothing of it can appear later, so the folder is looked at then.
     for (let i = 0; i < 20; i++) await new AtomicFile(dir, `f${i}.json`).discard();
-    await sleep(20);
     expect(readdirSync(dir)).toEqual([]);
   });
 
   it('discarded while a write is in flight, raises nothing and leaves nothing behind', async () => {
     for (let i = 0; i < 5; i++) {
       const f = new AtomicFile(dir, `f${i}.json`);
-      await sleep(10); // opened: the next write goes to the disk at once
+      // Opened (the temporary file exists): the next write goes to the disk at once.
+      await waitFor(() => existsSync(f.tmpPath), { what: `${f.tmpPath} opened` });
       await f.write('x'.repeat(1000)); // under the stream's buffer limit: nobody waits for it
       await f.discard();
     }
-    await sleep(20);
+    // discard resolves after the stream's 'close', which comes after any error of the write it cut short.
     expect(uncaught).toEqual([]);
     expect(readdirSync(dir)).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.ts';
 import { shutdownHandler } from '../../src/daemon.ts';
 import { createLogger } from '../../src/log.ts';
 
@@ -39,7 +40,7 @@ describe('shutdown policy', () => {
     const codes: number[] = [];
     const onSignal = shutdownHandler({ stop: () => new Promise(() => {}), drainTimeoutMs: 20, log, exit: (c) => codes.push(c) });
     onSignal('SIGTERM');
-    await new Promise((r) => setTimeout(r, 60));
+    await waitFor(() => codes.length > 0, { what: 'the forced exit' });
     expect(codes).toEqual([1]);
   });
 });

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { connectionTarget, noDelaySockets } from '../../../src/db/socket.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 function listen(server: net.Server, where: number | string): Promise<void> {
   return new Promise((resolve) => server.listen(where, () => resolve()));
@@ -35,7 +36,7 @@ describe('postgres sockets with TCP_NODELAY', () => {
   });
 
   const port = (s: net.Server) => (s.address() as net.AddressInfo).port;
-  const until = async (n: number) => { while (accepted.length < n) await new Promise((r) => setTimeout(r, 5)); };
+  const accepting = (n: number) => waitFor(() => accepted.length >= n, { what: `${n} connections accepted` });
 
   it('hands over the socket while it connects, with TCP_NODELAY; what is written first arrives', async () => {
     const got: Buffer[] = [];
@@ -45,7 +46,7 @@ describe('postgres sockets with TCP_NODELAY', () => {
     expect(socket.connecting).toBe(true);
     socket.write('startup');
     await once(socket, 'connect');
-    while (got.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => got.length > 0, { what: 'the first bytes at the server' });
     expect(Buffer.concat(got).toString()).toBe('startup');
     socket.destroy();
     await new Promise((r) => echo.close(r));
@@ -56,14 +57,14 @@ describe('postgres sockets with TCP_NODELAY', () => {
     const open = noDelaySockets();
     const opts = { host: ['127.0.0.1', '127.0.0.1'], port: [port(a), port(b)] };
     for (let i = 0; i < 3; i++) open(opts).once('connect', function (this: net.Socket) { this.destroy(); });
-    await until(3);
+    await accepting(3);
     expect(accepted.sort()).toEqual(['a', 'a', 'b']);
   });
 
   it('uses the unix socket when there is one', async () => {
     accepted.length = 0;
     noDelaySockets()({ host: ['localhost'], port: [5432], path }).once('connect', function (this: net.Socket) { this.destroy(); });
-    await until(1);
+    await accepting(1);
     expect(accepted).toEqual(['unix']);
   });
 

@@ -16,7 +16,7 @@ describe('account limits', () => {
     let peak = 0;
     const call = async () => {
       peak = Math.max(peak, ++now);
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 5)); // the scenario: a call that lasts, so the eight overlap
       now--;
     };
     await Promise.all(Array.from({ length: 8 }, () => limiter.run(call)));
