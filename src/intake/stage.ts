@@ -4,7 +4,7 @@
 // inbound/, to be ingested again from the start by the next process — and waits for it, so
 // storage closes after intake.
 import { archiveDir, quarantineDir } from '../config/paths.ts';
-import type { Core } from '../core.ts';
+import type { IntakeCore as Core } from './stage-core.ts';
 import type { Db } from '../db/client.ts';
 import type { ReadyFile } from '../sftp/handover.ts';
 import { createVault } from '../vault/service.ts';
