@@ -4,7 +4,7 @@
 // four, a CVV next to its name or to a card number is redacted, wherever it appears, because
 // a log line is the easiest place for a card number to escape. Database errors log the
 // statement's name and code, never its parameters.
-import { sqlState } from './db/errors.ts';
+import { sqlState } from './sqlstate.ts';
 import pino, { type Logger, type DestinationStream } from 'pino';
 import { REDACTED, databaseMessage, scrubText, stackFrames, statementName } from './scrub.ts';
 

@@ -16,7 +16,7 @@ import type { Transaction as Tx } from '../db/client.ts';
 import { insertBatch } from '../db/queries/batches.ts';
 import { claimBatchFile } from '../db/queries/claim-batch-file.ts';
 import { rawClient } from '../db/queries/insert-orders.ts';
-import { sqlState } from '../db/errors.ts';
+import { sqlState } from '../sqlstate.ts';
 import type { Logger } from '../log.ts';
 import type { AckStatus, AckSummary, AckWriter } from './ack.ts';
 import { carefulStore, type PassTwoCounts, type StoreContext } from './chunk-store.ts';

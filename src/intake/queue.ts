@@ -7,7 +7,7 @@
 // systemd's Restart=. Setting aside = a redacted copy in the quarantine folder, an ack, an
 // error line and `rescued_intake_quarantined_total` for the operator.
 import { stat } from 'node:fs/promises';
-import { failureKind, sqlState, type FailureKind } from '../db/errors.ts';
+import { failureKind, sqlState, type FailureKind } from '../sqlstate.ts';
 import { clearIntakeStarts, endIntakeStart, recordIntakeStart } from '../db/queries/intake-starts.ts';
 import type { Logger } from '../log.ts';
 import { intakeQuarantined, intakeRetries } from '../metrics.ts';

@@ -1,6 +1,6 @@
 // Which database failures intake tries again (transient) and which it sets aside at once.
 import { describe, expect, it } from 'vitest';
-import { failureKind, sqlState } from '../../../src/db/errors.ts';
+import { failureKind, sqlState } from '../../../src/sqlstate.ts';
 
 const withCode = (code: string, cause?: unknown) => Object.assign(new Error('x'), { code }, cause ? { cause } : {});
 

@@ -1,6 +1,8 @@
 // Which database failures pass by themselves. A file whose ingest failed on a lost
 // connection is tried again; one the database refused (a value it cannot store, a broken
 // constraint) fails the same way every time, so it is set aside at once.
+// Plain functions of an error, importing nothing: on the base floor (.config/layers.mjs), so
+// the logger names a failed statement's SQLSTATE without loading the database.
 
 /** The SQLSTATE of a failed query (drizzle wraps the driver's error in `cause`). */
 export function sqlState(err: unknown): string | undefined {
