@@ -1,6 +1,7 @@
 // One pino root logger; every component takes a child (`log.child({ component })`).
-// Redaction is by key name at any depth and by value shape (src/scrub.ts): a digit run that
-// looks like a card number (13–19 digits, Luhn-valid) is masked to its first six and last
+// Redaction is by key name at any depth and by value shape (src/scrub.ts): a card number in
+// any spelling the one detector knows (src/card-numbers.ts: 13–19 digits, Luhn-valid, spaced,
+// dotted, JSON-escaped, full-width), in a value or a key, is masked to its first six and last
 // four, a CVV next to its name or to a card number is redacted, wherever it appears, because
 // a log line is the easiest place for a card number to escape. Database errors log the
 // statement's name and code, never its parameters.
@@ -52,7 +53,8 @@ function scrub(value: unknown, depth: number): unknown {
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_KEYS.has(k.toLowerCase()) && v !== null && v !== undefined ? REDACTED : scrub(v, depth + 1);
+    // Keys too: a merchant's object (additionalFields turned into a map, a stray field) can be keyed by a card number.
+    out[scrubText(k)] = SECRET_KEYS.has(k.toLowerCase()) && v !== null && v !== undefined ? REDACTED : scrub(v, depth + 1);
   }
   return out;
 }

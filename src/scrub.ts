@@ -1,53 +1,37 @@
 // The one scrubber for text that may carry card data: log lines, request URLs in logs, and
-// merchant free text before it is stored (refund messages, additionalFields values). A digit
-// run that is a card number (13–19 digits, Luhn-valid) is masked to its first six and last
-// four; a CVV-shaped value next to a CVV word ("cvv 5678", "cvc: 123") or right after a card
-// number becomes [redacted]. PCI DSS 3.3 forbids keeping a CVV at all, masked or not.
-// No imports beyond the PAN helpers, so orders and intake can use it without the logger.
-import { luhnValid, maskPan, stripPan } from './vault/pan.ts';
+// merchant text before it is stored or written. Card numbers are found by the one detector
+// (card-numbers.ts: any spelling of a Luhn-valid 13–19 digit run) and masked to their first
+// six and last four; a CVV-shaped value next to a CVV word ("cvv 5678", "cvc: 123") or right
+// after a card number becomes [redacted]. PCI DSS 3.3 forbids keeping a CVV at all, masked or not.
+// No imports beyond the detector, so orders, intake and the domain can use it without the logger.
+import { MAY_HOLD_CARD, MAY_HOLD_CVV, maskCardNumbers, scanHints } from './card-numbers.ts';
+
+export { hasCardNumber } from './card-numbers.ts';
 
 export const REDACTED = '[redacted]';
 
-// A digit run glued to letters or digits (a UUID's groups, a hex id) is an identifier, not a
-// card number: without these guards a mid could come out half-masked.
-const DIGIT_RUN = /(?<![0-9A-Za-z]-?)\d(?:[ -]?\d){12,18}(?!-?[0-9A-Za-z])/g;
 // The names people and JSON give a card's security code, then the separators between a name
 // and its value (`cvv 5678`, `cvc: 123`, `"verification_value":"737"`, `cvv=7777`, `CVV is 123`).
 const CVV_AFTER_WORD = /(?<![A-Za-z])((?:cvv2?|cvc2?|cav2|csc|security[ _-]?code|verification[ _-]?(?:value|code))["']?\s*(?:[:=#]|is\b)?\s*["']?)\d{3,4}(?!\d)/gi;
 // A masked number followed by a short group (optionally an expiry first): "card 4242…4242 123".
 const CVV_AFTER_CARD = /(\d{6}\*{3,9}\d{4}[\s,;]+(?:(?:0[1-9]|1[0-2])\/\d{2,4}[\s,;]+)?)\d{3,4}(?![\d/])/g;
 
+/** "csc 123": no shorter text holds a CVV next to its name. */
+const MIN_CVV_TEXT = 7;
+
 /**
- * Masks the card number inside one digit run. A run of 19 digits can be a card number with
- * a short group glued to it (16 digits, a space and "123" read as one run): when the whole run is
- * not a card number, a card number made of its leading or trailing groups still is.
+ * Masks card numbers and CVV-shaped values inside free text. The request of every batch entry
+ * goes through here field by field: one loop (scanHints) answers the usual value, and the
+ * regexes run only on text that may hold a card number or a CVV word with digits.
  */
-function maskRun(run: string): string {
-  const digits = stripPan(run);
-  if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) return maskPan(digits);
-  const groups = [...run.matchAll(/\d+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length, digits: m[0] }));
-  for (let from = 0; from < groups.length; from++) {
-    for (let to = groups.length; to > from; to--) {
-      const inner = groups.slice(from, to).map((g) => g.digits).join('');
-      if (inner.length >= 13 && inner.length <= 19 && luhnValid(inner)) {
-        return `${run.slice(0, groups[from]!.start)}${maskPan(inner)}${run.slice(groups[to - 1]!.end)}`;
-      }
-    }
-  }
-  return run;
-}
-
-/** Whether the text holds a card number (a run maskRun would mask), in clear. */
-export function hasCardNumber(text: string): boolean {
-  if (!/\d{13}|\d[ -]\d/.test(text)) return false;
-  for (const [run] of text.matchAll(DIGIT_RUN)) if (maskRun(run) !== run) return true;
-  return false;
-}
-
-/** Masks card numbers and CVV-shaped values inside free text. */
 export function scrubText(text: string): string {
-  if (!/\d{3}/.test(text)) return text;
-  const masked = text.replace(DIGIT_RUN, maskRun);
+  if (text.length < MIN_CVV_TEXT) return text;
+  const hints = scanHints(text);
+  if (hints === 0) return text;
+  const masked = hints & MAY_HOLD_CARD ? maskCardNumbers(text) : text;
+  // A CVV right after a card number needs the number masked first; one after its name needs a `c`.
+  if (masked === text && !(hints & MAY_HOLD_CVV)) return text;
+  if (!/\d{3}/.test(masked)) return masked;
   return masked.replace(CVV_AFTER_WORD, `$1${REDACTED}`).replace(CVV_AFTER_CARD, `$1${REDACTED}`);
 }
 
@@ -112,11 +96,3 @@ export function databaseMessage(message: string): string {
 
 /** The lines of a stack below its message: a message may carry what the frames never do. */
 export const stackFrames = (stack: string | undefined) => stack?.split('\n').filter((l) => /^\s+at /.test(l)).join('\n');
-
-type WithAdditionalFields = { additionalFields?: { key?: string; value?: string }[] };
-
-/** A request with its `additionalFields` values scrubbed, as it is stored (keys are names, kept). */
-export function scrubAdditionalFields<T extends WithAdditionalFields>(request: T): T {
-  if (!request.additionalFields) return request;
-  return { ...request, additionalFields: request.additionalFields.map((f) => (typeof f.value === 'string' ? { ...f, value: scrubText(f.value) } : f)) };
-}

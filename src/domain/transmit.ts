@@ -7,6 +7,7 @@
 import type { FieldError } from '../error-types.ts';
 import { ROOT_FIELD } from './field-errors.ts';
 import { TRANSMIT_REQUIRED } from './schemas/transmit.ts';
+import { CARD_IN_IDENTIFIER } from './card-data.ts';
 
 const FATAL: ReadonlySet<string> = new Set([ROOT_FIELD, ...TRANSMIT_REQUIRED]);
 
@@ -42,7 +43,9 @@ export function leniently<C extends { value: unknown; errors: FieldError[]; warn
   const warnings = [...checked.warnings];
   const touched = new Set<unknown[]>();
   for (const e of checked.errors) {
-    if (FATAL.has(e.field)) {
+    // A card number in an identifier refuses the record, as it refuses an evaluate: dropping
+    // the field quietly would hide from the merchant that a number went where an id belongs.
+    if (FATAL.has(e.field) || e.code === CARD_IN_IDENTIFIER) {
       errors.push(e);
       continue;
     }

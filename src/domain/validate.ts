@@ -19,6 +19,7 @@ import {
 } from './schemas/evaluate.ts';
 import { TokenizeRequestSchema, type TokenizeRequest } from './schemas/tokenize.ts';
 import { leniently } from './transmit.ts';
+import { cardSafeRequest, scrubFieldErrors } from './card-data.ts';
 import type { TransmitRequest } from './schemas/transmit.ts';
 
 export type Validation<T> =
@@ -145,6 +146,20 @@ function answer<T>(c: Checked): Validation<T> {
     : { ok: false, errors: c.errors, warnings: c.warnings };
 }
 
+/**
+ * The request model's verdict made card-safe (card-data.ts): an identifier holding a card
+ * number is an error, and the value, errors and warnings are scrubbed, ready to be stored.
+ */
+function withCardSafety(c: Checked): Checked {
+  const safe = cardSafeRequest(c.value);
+  return { value: safe.value, errors: safe.errors.length === 0 ? c.errors : [...c.errors, ...safe.errors], warnings: c.warnings };
+}
+
+function cardSafe<T>(c: Checked): Validation<T> {
+  const warnings = scrubFieldErrors(c.warnings);
+  return c.errors.length === 0 ? { ok: true, value: c.value as T, warnings } : { ok: false, errors: scrubFieldErrors(c.errors), warnings };
+}
+
 function checkSimple(input: unknown, m: Model): Checked {
   const warnings: FieldError[] = [];
   const value = m.check(input, warnings);
@@ -155,12 +170,12 @@ function checkSimple(input: unknown, m: Model): Checked {
 
 /** POST /v1/evaluate body: a CIT or MIT evaluate request. */
 export function validateEvaluate(input: unknown, opts: ModelOptions): Validation<EvaluateRequest> {
-  return answer(checkEvaluate(input, EVALUATE, opts.mode));
+  return cardSafe(withCardSafety(checkEvaluate(input, EVALUATE, opts.mode)));
 }
 
 /** One entry of a batch file's `requests`: an evaluate request with sequenceNumber. */
 export function validateBatchEntry(input: unknown, opts: BatchEntryOptions): Validation<BatchEntry> {
-  return answer(checkEvaluate(input, BATCH_ENTRY, opts.mode, opts.defaultExpiryDateUtc));
+  return cardSafe(withCardSafety(checkEvaluate(input, BATCH_ENTRY, opts.mode, opts.defaultExpiryDateUtc)));
 }
 
 /** The batch file header (mid, authorizationToken, expiryDateUtc); `requests` is ignored. */
@@ -179,5 +194,5 @@ export function validateTokenize(input: unknown): Validation<TokenizeRequest> {
  * becomes a warning and its field is left out of the value; absent fields are fine.
  */
 export function validateTransmit(input: unknown, opts: ModelOptions): Validation<TransmitRequest> {
-  return answer(leniently(checkEvaluate(input, EVALUATE, opts.mode)));
+  return cardSafe(leniently(withCardSafety(checkEvaluate(input, EVALUATE, opts.mode))));
 }

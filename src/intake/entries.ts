@@ -6,7 +6,8 @@ import type { FieldError } from '../error-types.ts';
 import { INTAKE_ERRORS } from './codes.ts';
 import type { RejectedEntry } from './ack.ts';
 import type { orders } from '../db/schema.ts';
-import { scrubAdditionalFields } from '../scrub.ts';
+import { scrubText } from '../scrub.ts';
+import { maskIdentifier } from '../card-numbers.ts';
 import { controlCharacterField, showControls } from '../domain/control-chars.ts';
 
 export type OrderRow = typeof orders.$inferInsert;
@@ -45,8 +46,8 @@ function identify(raw: unknown): { sequenceNumber: number | null; orderId: strin
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const seq = Number(o.sequenceNumber ?? o.SequenceNumber);
   const orderId = o.orderId ?? o.OrderId;
-  // The ack repeats the orderId: never a control character in it.
-  return { sequenceNumber: Number.isInteger(seq) ? seq : null, orderId: typeof orderId === 'string' ? showControls(orderId) : null };
+  // The ack repeats the orderId: never a control character in it, nor a card number in clear.
+  return { sequenceNumber: Number.isInteger(seq) ? seq : null, orderId: typeof orderId === 'string' ? maskIdentifier(showControls(orderId)) : null };
 }
 
 /**
@@ -67,7 +68,9 @@ export function checkEntry(raw: unknown, position: number, ctx: EntryContext, te
   const errors: FieldError[] = result.ok ? [] : [...result.errors];
   const value = result.ok ? result.value : undefined;
   const self = identify(raw);
-  const control = text === undefined || mayHoldControls(text) ? controlCharacterField(raw) : undefined;
+  const found = text === undefined || mayHoldControls(text) ? controlCharacterField(raw) : undefined;
+  // The field's path is made of the entry's own keys, which can hold a card number.
+  const control = found === undefined ? undefined : scrubText(found);
   if (control) errors.unshift({ field: control, code: 'ERR_MODEL_FORMAT', message: 'must not contain control characters (NUL, escape, …)' });
   const seq = value?.sequenceNumber ?? self.sequenceNumber;
   if (seq !== null && seq !== undefined && seq !== position) errors.push(intakeError('sequenceNumber', 'ERR_INTAKE_SEQUENCE'));
@@ -81,7 +84,9 @@ export function checkEntry(raw: unknown, position: number, ctx: EntryContext, te
 /** The order row of an accepted entry; `cardToken` is the vault token (never a card number). */
 export function orderRow(entry: BatchEntry, cardToken: string, ctx: EntryContext): OrderRow {
   const { transaction: tx, paymentMethod: pm } = entry;
-  const request = { ...scrubAdditionalFields(entry), paymentMethod: { ...pm, cardNumber: cardToken, token: true } };
+  // The entry is card-safe already (validateBatchEntry, domain/card-data.ts): the vault's token
+  // takes the card number's place.
+  const request = { ...entry, paymentMethod: { ...pm, cardNumber: cardToken, token: true } };
   return {
     id: randomUUID(),
     merchantId: ctx.merchantId,

@@ -16,6 +16,8 @@ import type { IntakeFile } from './types.ts';
 
 /** Text held back at the end of a chunk: a card number with separators is at most 37 characters. */
 const HOLD = 64;
+/** The longest stretch a card number's spelling can fill (as CardScan carries, card-scan.ts). */
+const HOLD_RUN = 4096;
 /** Past this much text without a safe place to cut, cut anyway (one entry is far smaller). */
 const MAX_CARRY = 1 << 20;
 
@@ -29,10 +31,12 @@ function safeCut(text: string): number {
   const at = Math.max(text.lastIndexOf('}', limit - 1), text.lastIndexOf('\n', limit - 1));
   if (at >= 0) return at + 1;
   if (text.length < MAX_CARRY) return 0;
-  // No structure at all: cut outside any digit run.
+  // No structure at all: cut outside anything that may belong to a card number in one of the
+  // detector's spellings (digits, separators, JSON escapes, UTF-8 read as latin1), looking back
+  // no further than HOLD_RUN so that the carry stays bounded.
   let cut = limit;
-  while (cut > 0 && /[\d\s-]/.test(text[cut - 1]!)) cut--;
-  return cut;
+  while (cut > limit - HOLD_RUN && /[\dA-Fa-fu\s\-./\\\u0080-\u00ff]/.test(text[cut - 1]!)) cut--;
+  return cut > limit - HOLD_RUN ? cut : limit;
 }
 
 async function* redacted(path: string, gzip: boolean, hash: ReturnType<typeof createHash>): AsyncGenerator<Buffer> {

@@ -7,7 +7,6 @@ import type { HeldKey } from '../db/queries/evaluation-json.ts';
 import type { RealtimeAttempt } from './attempt.ts';
 import type { OrderDeps } from './deps.ts';
 import { orderSessionKeyFor } from './session-key.ts';
-import { scrubAdditionalFields } from '../scrub.ts';
 
 export interface EvaluateAnswer {
   statusCode: number;
@@ -72,7 +71,9 @@ export function answerOf(e: Evaluating, edge: Edge, d: Decision | undefined): { 
     cardBin: edge.card.bin, cardLast4: edge.card.last4,
     expiresAt: req.isMIT ? new Date(req.expiryDateUtc!) : status === 'CHALLENGE' ? new Date(now.getTime() + deps.settings.challengeTtlSeconds * 1000) : null,
     declineCode: req.transaction.responseCode, declineSource: req.transaction.responseCodeSource,
-    request: { ...scrubAdditionalFields(req), paymentMethod: edge.paymentMethod },
+    // The request is card-safe already (validated through domain/card-data.ts); the vault's token
+    // takes the card number's place.
+    request: { ...req, paymentMethod: edge.paymentMethod },
     nextAttemptAt: req.isMIT ? now : null, attemptCount: d?.attempt ? 1 : 0, confirmationId: d?.confirmationId ?? null,
     createdAt: now, finishedAt: final ? deps.clock.now() : null,
   };

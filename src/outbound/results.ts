@@ -6,6 +6,8 @@ import { mkdir } from 'node:fs/promises';
 import type { DbOrTx as Tx } from '../db/client.ts';
 import { batchResultPage, type ResultRow } from '../db/queries/batch-results.ts';
 import { AtomicFile } from '../atomic-file.ts';
+import { maskIdentifier } from '../card-numbers.ts';
+import { scrubText } from '../scrub.ts';
 
 
 export const resultsName = (file: string) => `${file}.results.json`;
@@ -24,17 +26,19 @@ export interface ResultsSummary {
 
 const PAGE = 1000;
 
+// Identifiers pass the one detector's identifier rule, text its scrub: an orderId holding a
+// card number never became an order, but a file is no place to rely on that alone.
 function record(r: ResultRow) {
   return {
     sequenceNumber: r.sequenceNumber,
-    orderId: r.orderId,
+    orderId: maskIdentifier(r.orderId),
     orderSessionKey: r.orderSessionKey,
     status: r.status,
-    reason: r.reason,
+    reason: r.reason === null ? null : scrubText(r.reason),
     attempts: r.attempts,
     finishedAt: r.finishedAt?.toISOString() ?? null,
-    confirmationId: r.confirmationId,
-    ...(r.gateway ? { gateway: r.gateway } : {}),
+    confirmationId: maskIdentifier(r.confirmationId),
+    ...(r.gateway ? { gateway: { ...r.gateway, rawMessage: r.gateway.rawMessage === null ? null : scrubText(r.gateway.rawMessage), networkTransactionId: maskIdentifier(r.gateway.networkTransactionId) } } : {}),
   };
 }
 

@@ -61,3 +61,34 @@ export function cardBrandOf(pan: string): CardBrand | undefined {
   }
   return undefined;
 }
+
+// The card ranges the networks issue, with the lengths of their numbers: the ranges above and
+// those of cards the vault knows no brand for (Maestro, Mir, RuPay). Any match counts.
+const UP_TO_19 = [16, 17, 18, 19];
+const ISSUED: readonly (readonly [low: number, high: number, digits: number, lengths: readonly number[]])[] = [
+  [4, 4, 1, [13, 16, 19]], // Visa
+  [51, 55, 2, [16]], [2221, 2720, 4, [16]], // Mastercard
+  [34, 34, 2, [15]], [37, 37, 2, [15]], // American Express
+  [6011, 6011, 4, UP_TO_19], [644, 649, 3, UP_TO_19], [65, 65, 2, UP_TO_19], [622126, 622925, 6, UP_TO_19], // Discover
+  [300, 305, 3, [14, ...UP_TO_19]], [36, 36, 2, [14, ...UP_TO_19]], [38, 39, 2, UP_TO_19], // Diners Club
+  [3528, 3589, 4, UP_TO_19], // JCB
+  [62, 62, 2, UP_TO_19], // UnionPay
+  [50, 50, 2, [13, 14, 15, ...UP_TO_19]], [56, 69, 2, [13, 14, 15, ...UP_TO_19]], // Maestro
+  [2200, 2204, 4, UP_TO_19], // Mir
+  [60, 60, 2, [16]], [81, 82, 2, [16]], [508, 508, 3, [16]], // RuPay
+];
+
+/**
+ * Whether Luhn-valid digits could be a card a network issued: a network's range and one of its
+ * lengths. One random number in ten passes Luhn, so identifiers made of 13–19 digits (a shop's
+ * 13-digit order ids, a gateway's 16-digit references, Visa's 15-digit transaction ids) would
+ * be taken for card numbers one time in ten on Luhn alone; this narrows that to numbers a
+ * payer could hold.
+ */
+export function isIssuedCardNumber(digits: string): boolean {
+  const issued = ISSUED.some(([low, high, n, lengths]) => {
+    const prefix = Number(digits.slice(0, n));
+    return prefix >= low && prefix <= high && lengths.includes(digits.length);
+  });
+  return issued && luhnValid(digits);
+}

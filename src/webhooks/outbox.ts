@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../db/client.ts';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '../db/schema.ts';
+import { maskIdentifier } from '../card-numbers.ts';
+import { scrubText } from '../scrub.ts';
 
 export const ORDER_EVENTS = {
   'order.completed': 'ORDER COMPLETE',
@@ -33,7 +35,10 @@ export interface OrderEventInput {
   at: Date;
 }
 
-/** The body merchants receive (DESIGN.md §2 "Webhooks"). */
+/**
+ * The body merchants receive (DESIGN.md §2 "Webhooks"). Identifiers pass the one detector's
+ * identifier rule and text its scrub, as in the results file (outbound/results.ts).
+ */
 export function eventPayload(e: OrderEventInput, isResent = false) {
   return {
     Event: ORDER_EVENTS[e.type],
@@ -41,15 +46,15 @@ export function eventPayload(e: OrderEventInput, isResent = false) {
     EventData: {
       type: e.type,
       status: e.status,
-      reason: e.reason ?? null,
+      reason: e.reason ? scrubText(e.reason) : null,
       amount: e.amount / 100,
       currency: e.currency,
       attempts: e.attempts,
       ...(e.refundedAmount !== undefined ? { refundedAmount: e.refundedAmount / 100 } : {}),
     },
-    ExternalOrderId: e.orderId,
+    ExternalOrderId: maskIdentifier(e.orderId),
     OrderId: e.orderSessionKey,
-    ConfirmationId: e.confirmationId ?? null,
+    ConfirmationId: maskIdentifier(e.confirmationId ?? null),
     IsTestMode: e.isTestMode,
     IsResent: isResent,
   };

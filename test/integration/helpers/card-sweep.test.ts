@@ -39,4 +39,21 @@ describe.each(DB_KINDS)('card-data sweep on %s', (kind) => {
       'merchants.name: card ending 4242 in clear',
     ]));
   });
+
+  it('finds a card written in another spelling, and a number the test names, with the daemon\'s detector', async () => {
+    const escaped = [...'5105105105105100'].map((d) => `\\u003${d}`).join('');
+    writeFileSync(join(dataDir, 'escaped.json'), `{"note":"${escaped}"}`);
+    writeFileSync(join(dataDir, 'full-width.txt'), Buffer.from('４０１２８８８８８８８８１８８１', 'utf8'));
+    const merchants = createMerchantService({ db: t.database.db, vault: keyRingFrom({ k: key32() }, 'k'), mode: 'sandbox' });
+    await merchants.add({ name: 'Dotted 3782  822463  10005' });
+    const planted = '6011000990139424';
+    const hits = await cardDataHits({ dataDir, database: t.database, logs: 'card 5555.5555.5555.4444 and 6011 0009 9013 9424', pans: [planted] });
+    expect(hits).toEqual(expect.arrayContaining([
+      'log: card ending 4444 in clear',
+      'log: card ending 9424 in clear',
+      'escaped.json: card ending 5100 in clear',
+      'full-width.txt: card ending 1881 in clear',
+      'merchants.name: card ending 0005 in clear',
+    ]));
+  });
 });

@@ -59,6 +59,7 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
     f.t.draining.value = false;
     // Model
     note(await f.post('/v1/evaluate', { ...evaluateBody(tok), payer: undefined, isMIT: 'no', idempotencyKey: 'x', transaction: { ...(evaluateBody(tok).transaction as object), amount: 5 } }));
+    note(await f.post('/v1/evaluate', evaluateBody(tok, { top: { orderId: '3782-822463-10005' } })));
     const mit = (await f.post('/v1/evaluate', evaluateBody(tok, { mit: true }))).json().orderSessionKey as string;
     const approved = (await f.post('/v1/evaluate', evaluateBody(tok, { tx: SOFT }))).json().orderSessionKey as string;
     note(await f.post(`/v1/orders/${approved}/cancel`, {}));
