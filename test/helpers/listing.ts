@@ -31,6 +31,7 @@ export interface Seeded {
   middle: Date;
 }
 
+/** The scenario's clock: a few milliseconds between two statements give them distinct created_at. */
 const pause = () => new Promise((r) => setTimeout(r, 5));
 /** In a transaction, as intake stores them (PostgreSQL's COPY path takes a savepoint); one transaction, one created_at. */
 const store = (db: Db, rows: NewOrder[]) => db.transaction((tx) => insertOrders(tx, rows));

@@ -29,7 +29,9 @@ export type AdyenBehaviour =
   /** Charges, then drops the connection before answering: the outcome is unknown to the caller. */
   | { kind: 'reset_after_charge' }
   /** Latency, the scenario's: answers (approving) `ms` after the call arrived. */
-  | { kind: 'delay'; ms: number };
+  | { kind: 'delay'; ms: number }
+  /** Holds the call unanswered until `until()` (asked once per call) settles, then approves it. */
+  | { kind: 'hold'; until: () => Promise<unknown> };
 
 export interface RecordedRequest {
   method: string;
@@ -156,6 +158,7 @@ export async function startAdyenFake(opts: { apiKey?: string; merchantAccount?: 
     };
     running.add(key);
     if (b.kind === 'delay') return void setTimeout(() => finish({ kind: 'authorise' }), b.ms);
+    if (b.kind === 'hold') return void b.until().then(() => finish({ kind: 'authorise' }));
     finish(b);
   }
 

@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from 'node:f
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DB_KINDS, freshDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { sshKey } from '../../helpers/sftp.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { loadConfig } from '../../../src/config/index.ts';
 import { createLogger } from '../../../src/log.ts';
 import { buildProgram } from '../../../src/cli/program.ts';
@@ -170,8 +171,16 @@ describe('finding the daemon', () => {
     const db = await freshDatabase('pglite');
     const config = loadConfig({ env: { RESCUED_DATA_DIR: dir } });
     const c = capture();
-    const forwarded = forwardToDaemon({ dataDir: dir, argv: ['merchant', 'list'], io: c.io, waitMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 200));
+    // The forwarder found no socket and asked whether the folder's holder lives (process.kill
+    // with signal 0): it is waiting when the socket comes up.
+    const kill = vi.spyOn(process, 'kill');
+    let forwarded: Promise<number | undefined>;
+    try {
+      forwarded = forwardToDaemon({ dataDir: dir, argv: ['merchant', 'list'], io: c.io, waitMs: 10_000 });
+      await waitFor(() => kill.mock.calls.some(([pid, signal]) => pid === process.ppid && signal === 0), { what: 'the forwarder waiting for the socket' });
+    } finally {
+      kill.mockRestore();
+    }
     const stage = (await startAdminStage({ dataDir: dir, config, database: db.database, runCommand: commandRunner(buildProgram), log }))!;
     expect(await forwarded).toBe(0);
     expect(c.out()).toBe('(no merchants)\n');
@@ -194,7 +203,13 @@ describe('finding the daemon', () => {
     await stdinAsked;
     let stopped = false;
     const stopping = stage.stop().then(() => (stopped = true));
-    await new Promise((r) => setTimeout(r, 100));
+    // Stopping has begun (the socket takes no new connection); it waits for the command.
+    const refused = () => new Promise<boolean>((resolve) => {
+      const probe = connect(adminSocketPath(dir));
+      probe.once('connect', () => (probe.destroy(), resolve(false)));
+      probe.once('error', () => resolve(true));
+    });
+    await waitFor(refused, { what: 'the socket closed to new connections' });
     expect(stopped).toBe(false);
     release('{}');
     expect(await running).toBe(1);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { DB_KINDS, silentLog } from '../../helpers/db.ts';
 import { engineConfig, engineFixture, insertTestOrders, type EngineFixture } from '../../helpers/engine.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { openDatabase, type Database } from '../../../src/db/client.ts';
 import { ManualClock } from '../../../src/clock.ts';
 import { attempts, orders, processorCalls, webhookEvents } from '../../../src/db/schema.ts';
@@ -104,11 +105,7 @@ describe.each(DB_KINDS)('engine runtime on %s', (kind) => {
     const counter = counting(createSandboxProcessor({ db: f.db, vault: f.vault, clock, latencyMs: 5 }));
     const engine = createEngine({ db: f.db, processor: counter.p, clock, log: silentLog, config: config({ pollIntervalMs: 20, claimBatchSize: 2 }) });
     engine.start();
-    for (let i = 0; i < 500; i++) {
-      const rows = await f.db.select({ status: orders.status }).from(orders).where(inArray(orders.id, ids));
-      if (rows.every((r) => r.status === 'APPROVED')) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(async () => (await f.db.select({ status: orders.status }).from(orders).where(inArray(orders.id, ids))).every((r) => r.status === 'APPROVED'), { what: 'the five orders approved' });
     await engine.stop();
     expect(await f.db.select({ status: orders.status }).from(orders).where(inArray(orders.id, ids))).toEqual(ids.map(() => ({ status: 'APPROVED' })));
     expect(counter.calls.size).toBe(5);

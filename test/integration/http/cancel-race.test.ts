@@ -45,6 +45,8 @@ describe.each(DB_KINDS)('cancel racing an attempt on %s', (kind) => {
       // Due now, whatever the planner chose.
       await db().update(orders).set({ nextAttemptAt: clock.now() }).where(eq(orders.id, key));
       // Spread the cancel around the attempt: before the claim, during the processor call, after the answer.
+      // These pauses are the scenario (where the cancel lands), not waits: every order is checked
+      // after both have returned, whichever came first.
       const lead = LEADS_MS[run % LEADS_MS.length]!;
       const [ran, cancel] = await Promise.all([
         sleep(Math.max(0, -lead)).then(() => engine.runOnce()),

@@ -13,6 +13,7 @@ import { createProcessorRouter } from '../../../src/processors/router.ts';
 import { createAccountService } from '../../../src/processors/accounts.ts';
 import { silentLog } from '../../helpers/db.ts';
 import { startStripeFake } from '../../fakes/stripe/server.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 // The console's codes travel over HTTP, but from the console, which this app does not serve:
 // test/integration/console/console.test.ts and cross-site.test.ts answer them.
@@ -109,10 +110,11 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
     // The in-flight key: a request held at the processor while its twin arrives.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    f.t.api.orders.processor = { ...processor!, authorize: async (r) => (await held, processor!.authorize(r)) };
+    let atProcessor = false;
+    f.t.api.orders.processor = { ...processor!, authorize: async (r) => ((atProcessor = true), await held, processor!.authorize(r)) };
     const slow = evaluateBody(tok, { tx: SOFT });
     const first = f.post('/v1/evaluate', slow);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => atProcessor, { what: 'the first request at the processor' });
     note(await f.post('/v1/evaluate', slow));
     release();
     expect((await first).statusCode).toBe(200);

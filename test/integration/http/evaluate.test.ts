@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import { DB_KINDS } from '../../helpers/db.ts';
 import { apiFixture, asMerchant, evaluateBody, SAMPLE_CIT, SOFT, type ApiFixture } from '../../helpers/api.ts';
 import { testApp } from '../../helpers/app.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { sandboxTestCards, type TestCard } from '../../../src/vault/test-cards.ts';
 import { ManualClock } from '../../../src/clock.ts';
 import { orders, attempts, idempotencyRecords, processorCalls } from '../../../src/db/schema.ts';
@@ -221,7 +222,7 @@ describe.each(DB_KINDS)('POST /v1/evaluate on %s', (kind) => {
       const one = evaluateBody(tok, { tx: SOFT });
       const two = { ...evaluateBody(tok, { tx: SOFT }), orderId: one.orderId };
       const answers = Promise.all([f.post('/v1/evaluate', one), f.post('/v1/evaluate', two)]);
-      while (arrived < 2) await new Promise((r) => setTimeout(r, 5));
+      await waitFor(() => arrived === 2, { what: 'both requests at the processor' });
       release();
       const res = await answers;
       expect(res.map((r) => r.statusCode).sort()).toEqual([200, 409]);

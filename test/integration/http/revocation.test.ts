@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { DB_KINDS } from '../../helpers/db.ts';
 import { testApp, type TestApp } from '../../helpers/app.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const CARD = { payment_method: { credit_card: { first_name: 'Jane', last_name: 'Doe', number: '4111111111111111', month: '12', year: '2035' } } };
 const MISSING_ORDER = '/v1/orders/00000000-0000-4000-8000-000000000000';
@@ -35,24 +36,17 @@ describe.each(DB_KINDS)('revocation on %s', (kind) => {
     return res.json().access_token as string;
   }
 
-  async function until(check: () => Promise<boolean>, ms = 3_000): Promise<void> {
-    const t0 = Date.now();
-    while (!(await check())) {
-      if (Date.now() - t0 > ms) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-
   it('refuses a token of a rotated API client, and serves the new client', async () => {
     const creds = await t.merchants.add({ name: 'Rotates' });
     const old = await tokenFor(creds.clientId, creds.clientSecret);
     const get = (token: string) => t.app.inject({ method: 'GET', url: MISSING_ORDER, headers: { authorization: `Bearer ${token}` } });
     expect((await get(old)).statusCode).toBe(404);
     const rotated = await t.merchants.rotateApiSecret(creds.mid);
-    await until(async () => (await get(old)).statusCode === 401);
+    await waitFor(async () => (await get(old)).statusCode === 401, { what: 'the old token refused' });
     expect((await get(old)).json()).toMatchObject({ statusCode: 'ERR_AUTH_TOKEN_INVALID', message: expect.stringContaining('revoked') });
     expect((await get(await tokenFor(rotated.clientId, rotated.clientSecret))).statusCode).toBe(404);
-    // Not a moment's glitch: the old token stays refused.
+    // Not a moment's glitch: the old token stays refused. The scenario lets the status cache
+    // (200 ms) run out once more; the pause is that clock's, not a wait for the code.
     await new Promise((r) => setTimeout(r, 250));
     expect((await get(old)).statusCode).toBe(401);
   });
@@ -83,7 +77,7 @@ describe.each(DB_KINDS)('revocation on %s', (kind) => {
     expect(res.stdout).toContain('The previous key: revoked');
     expect(res.stdout + res.stderr).not.toContain(m.tokenizationKey);
     const rotatedAt = Date.now();
-    await until(async () => (await tokenize(m.mid, m.tokenizationKey)).statusCode === 401, KEY_CACHE_MS + 2_000);
+    await waitFor(async () => (await tokenize(m.mid, m.tokenizationKey)).statusCode === 401, { what: 'the old key refused', timeoutMs: KEY_CACHE_MS + 2_000 });
     expect(Date.now() - rotatedAt).toBeLessThan(KEY_CACHE_MS + 2_000);
     expect((await tokenize(m.mid, m.tokenizationKey)).json()).toMatchObject({ statusCode: 'ERR_VAULT_INVALID_TOKENIZATION_KEY', errors: [expect.objectContaining({ field: 'environment', code: 'ERR_VAULT_INVALID_TOKENIZATION_KEY' })] });
     expect((await tokenize(m.mid, fresh!)).statusCode).toBe(200);
@@ -107,7 +101,7 @@ describe.each(DB_KINDS)('revocation on %s', (kind) => {
     const until1s = Math.max(...second.previousKeys.map((k) => Date.parse(k.validUntil)));
     expect(until1s - Date.now()).toBeLessThan(1_500);
     const older = [m.tokenizationKey, day.tokenizationKey];
-    await until(async () => (await Promise.all(older.map((k) => tokenize(m.mid, k)))).every((r) => r.statusCode === 401), 1_000 + KEY_CACHE_MS + 2_000);
+    await waitFor(async () => (await Promise.all(older.map((k) => tokenize(m.mid, k)))).every((r) => r.statusCode === 401), { what: 'both older keys refused', timeoutMs: 1_000 + KEY_CACHE_MS + 2_000 });
     // Refused only once the grace ended (the database's clock and this one are the same host's).
     expect(Date.now()).toBeGreaterThanOrEqual(until1s - 50);
     expect((await tokenize(m.mid, second.tokenizationKey)).statusCode).toBe(200);

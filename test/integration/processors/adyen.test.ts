@@ -9,6 +9,7 @@ import { GatewayError, type ChargeRequest } from '../../../src/processors/connec
 import { createAdyenConnector } from '../../../src/processors/adyen/index.ts';
 import type { AdyenCredentials } from '../../../src/processors/adyen/credentials.ts';
 import { startAdyenFake, type AdyenBehaviour, type AdyenFake } from '../../fakes/adyen/server.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const PAN = '4111111111111111';
 const CVV = '737';
@@ -23,12 +24,11 @@ const charge = (over: Partial<ChargeRequest> = {}): ChargeRequest => ({
 const token = { card: undefined, gatewayMethod: { paymentMethod: '8415718415172204', customer: 'shopper-42' } };
 const tds = { version: '2.2.0', eci: '05', authenticationValue: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', dsTransactionId: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b' };
 
-/** Waits for a condition (no fixed sleeps): the fake's own state says when. */
-async function until(done: () => boolean, ms = 10_000): Promise<void> {
-  for (const t0 = Date.now(); !done(); ) {
-    if (Date.now() - t0 > ms) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** A hold for the fake: the call it is given to stays unanswered until `answer()`. */
+function held() {
+  let answer!: () => void;
+  const until = new Promise<void>((resolve) => (answer = resolve));
+  return { behaviour: { kind: 'hold' as const, until: () => until }, answer };
 }
 
 describe('Adyen connector', () => {
@@ -225,20 +225,27 @@ describe('Adyen connector', () => {
 
   it('a replay while the first call is still running is unknown (704), and the first call charges once', async () => {
     const req = charge();
-    fake.script({ kind: 'delay', ms: 1500 });
+    const hold = held();
+    fake.script(hold.behaviour);
     const seen = fake.requests.length;
     const first = adyen.authorize(req);
-    await until(() => fake.requests.length > seen);
+    await waitFor(() => fake.requests.length > seen, { what: 'the first call at the fake' });
     expect(await failure(adyen.authorize(req))).toMatchObject({ kind: 'unknown', status: 409, code: '704' });
+    hold.answer();
     expect(await first).toMatchObject({ approved: true });
     expect([...fake.charges.values()].filter((c) => c.key === req.idempotencyKey)).toHaveLength(1);
   });
 
   it('an answer slower than timeoutMs is unknown; the charge it made comes back on the replay', async () => {
     const req = charge();
-    fake.script({ kind: 'delay', ms: 600 });
-    expect(await failure(connect({}, 300).authorize(req))).toMatchObject({ kind: 'unknown' });
-    await until(() => [...fake.charges.values()].some((c) => c.key === req.idempotencyKey));
+    const hold = held();
+    fake.script(hold.behaviour);
+    // The fake holds the answer for as long as the caller waits: a timeout longer than a handshake under load.
+    expect(await failure(connect({}, 1000).authorize(req))).toMatchObject({ kind: 'unknown' });
+    expect(fake.requests.at(-1)?.headers['idempotency-key']).toBe(req.idempotencyKey);
+    // Answered only once the caller has given up: the charge is made after its timeout.
+    hold.answer();
+    await waitFor(() => [...fake.charges.values()].some((c) => c.key === req.idempotencyKey), { what: 'the charge at the fake' });
     expect(await adyen.authorize(req)).toMatchObject({ approved: true });
     expect([...fake.charges.values()].filter((c) => c.key === req.idempotencyKey)).toHaveLength(1);
   });

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError, type ChargeRequest } from '../../../src/processors/connector.ts';
 import { createHttpBridgeConnector } from '../../../src/processors/http/index.ts';
 import { startBridgeFake, type BridgeBehaviour, type BridgeFake } from '../../fakes/http/server.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const PAN = '4242424242424242';
 const CVV = '737';
@@ -154,11 +155,16 @@ describe('HTTP bridge connector', () => {
 
   it('the same key while the first call is still running: 409, unknown; then the first answer', async () => {
     const req = charge();
-    fake.script({ kind: 'delay', ms: 150 });
+    // The bridge holds the first call until both twins have been refused.
+    let answerFirst!: () => void;
+    const held = new Promise<void>((resolve) => (answerFirst = resolve));
+    fake.script({ kind: 'hold', until: () => held });
+    const seen = fake.requests.length;
     const first = bridge.authorize(req);
-    await new Promise((r) => setTimeout(r, 30));
+    await waitFor(() => fake.requests.length > seen, { what: 'the first call at the bridge' });
     expect(await errorOf(bridge.authorize(req))).toMatchObject({ kind: 'unknown', status: 409 });
     expect(await errorOf(bridge.lookup(req))).toMatchObject({ kind: 'unknown', status: 409 });
+    answerFirst();
     const answer = await first;
     expect(await bridge.authorize(req)).toEqual(answer);
   });
