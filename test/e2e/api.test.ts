@@ -12,6 +12,7 @@ import { daemonLogs, seededDataDir, startDaemon } from '../helpers/daemon.ts';
 import { runCli } from '../helpers/cli.ts';
 import { expectNoCardData } from '../helpers/card-sweep.ts';
 import { asMerchant, evaluateBody, SOFT } from '../helpers/api.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { openDatabase, pgliteDirFor } from '../../src/db/client.ts';
 import { transmits } from '../../src/db/schema.ts';
 
@@ -52,12 +53,7 @@ describe.each(DB_KINDS)('merchant API end to end on %s', (kind) => {
     const mit = await call('/evaluate', asMerchant(evaluateBody(cardToken, { mit: true }), own), auth);
     expect(mit.json.status).toBe('SUBMITTED');
     // The engine plans the order within a few polls: it leaves SUBMITTED.
-    let status = 'SUBMITTED';
-    for (let i = 0; i < 100 && status === 'SUBMITTED'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await call('/v1/outcome', { orderSessionKey: mit.json.orderSessionKey }, auth)).json.status as string;
-    }
-    expect(status).not.toBe('SUBMITTED');
+    await waitFor(async () => (await call('/v1/outcome', { orderSessionKey: mit.json.orderSessionKey }, auth)).json.status !== 'SUBMITTED', { what: 'the MIT order planned' });
 
     const transmitted = await call('/v1/transmit', { orderId: `ORD-${randomUUID()}`, transaction: { amount: 1000, currency: 'USD', timestampUtc: new Date().toISOString(), timezoneUtcOffset: 0, responseStatus: 'Approved' }, payer: { email: 'a@b.example' } }, auth);
     expect(transmitted.status).toBe(202);

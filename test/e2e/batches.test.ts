@@ -13,6 +13,7 @@ import { openDatabase, pgliteDirFor, type Database } from '../../src/db/client.t
 import { seededDataDir, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.ts';
 import { runCli } from '../helpers/cli.ts';
 import { sftp, sshKey } from '../helpers/sftp.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { writeBatch } from '../../samples/generate-batch.ts';
 
 const ENTRIES = 1000;
@@ -36,13 +37,7 @@ interface Ack {
   rejected: Array<{ sequenceNumber: number; orderId: string }>;
 }
 
-async function waitForFile(path: string, timeoutMs = 60_000): Promise<void> {
-  const t0 = Date.now();
-  while (!existsSync(path)) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${path}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitForFile = (path: string, timeoutMs = 60_000) => waitFor(() => existsSync(path), { what: path, timeoutMs });
 
 describe.each(DB_KINDS)('a batch followed through the API and the CLI beside rescued serve on %s', (kind) => {
   const dataDir = seededDataDir('rescued-e2e-batches-');

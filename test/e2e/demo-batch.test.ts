@@ -7,13 +7,13 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { daemonLogs, seededDataDir, startDaemon, type RunningDaemon } from '../helpers/daemon.ts';
 import { expectNoCardData } from '../helpers/card-sweep.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const UPLOAD = /Upload it with:\n\s+(echo .+)\n/;
 
 async function ackOf(daemon: RunningDaemon, outbound: string, file: string): Promise<Record<string, unknown>> {
   const ack = join(outbound, `${basename(file)}.ack.json`);
-  for (let i = 0; i < 200 && !existsSync(ack); i++) await new Promise((r) => setTimeout(r, 100));
-  expect(existsSync(ack), daemon.stdout().slice(-3000)).toBe(true);
+  await waitFor(() => existsSync(ack), { what: `the ack of ${basename(file)}`, timeoutMs: 60_000, detail: () => daemon.stdout().slice(-3000) });
   return JSON.parse(readFileSync(ack, 'utf8')) as Record<string, unknown>;
 }
 
