@@ -2,7 +2,8 @@
 // of 300,001 `{}` once gave a 278 MB ack (each entry's errors written in full): now
 // - the first entry with a given set of errors carries them (at most MAX_ERRORS_PER_ROW of
 //   them, field names cut at MAX_FIELD_CHARS), every later entry with the same set names it
-//   instead (`"sameErrorsAs": <its sequenceNumber>`);
+//   instead (`"sameErrorsAs": <its position>`; a row whose sequenceNumber is missing or not its
+//   position in the file says its `position`);
 // - once MAX_ERROR_SETS different sets were written, or the rows would take the ack past its
 //   allowance (ACK_BYTES_PER_INPUT_BYTE times the bytes of the file read so far, plus
 //   ACK_CONSTANT_BYTES), further rejected entries are only counted and listed by position, in
@@ -62,24 +63,28 @@ export class RejectedList {
     const signature = JSON.stringify(shown);
     const first = this.sets.get(signature);
     let text: string | undefined;
-    if (first !== undefined) text = JSON.stringify({ sequenceNumber: entry.sequenceNumber, orderId: entry.orderId, sameErrorsAs: first });
-    else if (this.sets.size < MAX_ERROR_SETS && entry.sequenceNumber !== null) {
-      text = JSON.stringify({ sequenceNumber: entry.sequenceNumber, orderId: entry.orderId, ...shown });
-    }
-    if (text !== undefined && this.written + text.length <= this.allowance()) {
+    const where = entry.sequenceNumber === position ? {} : { position };
+    if (first !== undefined) text = JSON.stringify({ sequenceNumber: entry.sequenceNumber, ...where, orderId: entry.orderId, sameErrorsAs: first });
+    else if (this.sets.size < MAX_ERROR_SETS) text = JSON.stringify({ sequenceNumber: entry.sequenceNumber, ...where, orderId: entry.orderId, ...shown });
+    // Each row is written after a comma and a line break.
+    if (text !== undefined && this.written + text.length + 2 <= this.allowance()) {
       if (first === undefined) {
         this.budget?.charge(2 * signature.length, 'the ack\'s list of errors');
-        this.sets.set(signature, entry.sequenceNumber!);
+        this.sets.set(signature, position);
       }
-      this.written += text.length;
+      this.written += text.length + 2;
       return text;
     }
     this.unlisted(position);
     return undefined;
   }
 
+  /**
+   * Half the ack's bound goes to rows. The other half holds the positions not listed: at most
+   * eight characters each ("1000000,"), for entries of at least two bytes ("0,").
+   */
   private allowance(): number {
-    return ACK_BYTES_PER_INPUT_BYTE * this.inputBytes() + ACK_CONSTANT_BYTES;
+    return (ACK_BYTES_PER_INPUT_BYTE * this.inputBytes() + ACK_CONSTANT_BYTES) / 2;
   }
 
   private unlisted(position: number): void {

@@ -13,8 +13,11 @@ import { IntakeLimitError } from './limits.ts';
 const MIB = 1024 * 1024;
 const mib = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB`;
 
+/** What an entry handed over costs beside its text: the item itself and the string's header. */
+const ENTRY_OVERHEAD = 128;
+
 /** The heap of a parsed JSON value: its text twice over, a slot per value, an object per container. */
-export const entryCost = (textBytes: number, commas: number, containers: number) => 2 * textBytes + 16 * commas + 64 * containers;
+export const entryCost = (textBytes: number, commas: number, containers: number) => ENTRY_OVERHEAD + 2 * textBytes + 16 * commas + 64 * containers;
 
 /** Header values are not counted as they are scanned: the worst measured shape's ratio, rounded up. */
 export const HEADER_COST_PER_BYTE = 16;

@@ -12,6 +12,10 @@ import { HEADER_COST_PER_BYTE, MemoryBudget, type FileBudget } from './budget.ts
 
 export type EntryItem = Extract<ScanItem, { kind: 'entry' }>;
 
+/** Bytes scanned per step, and the entries past which no further step is taken before handing over. */
+const SLICE_BYTES = 64 * 1024;
+const MAX_ITEMS = 4096;
+
 export interface ReadSummary {
   sha256: string;
   header: Record<string, unknown>;
@@ -35,6 +39,8 @@ export class BatchReader {
   /** Charged with the header kept and every entry handed over until its taker releases it. */
   readonly budget: FileBudget;
   private packedBytes = 0;
+  /** What is left of the chunk read last, for the scanner. */
+  private rest: Buffer = Buffer.alloc(0);
   /** Bytes of content read so far (after decompression). */
   unpackedBytes = 0;
   private digest: string | undefined;
@@ -64,15 +70,30 @@ export class BatchReader {
    */
   async next(): Promise<EntryItem[] | undefined> {
     for (;;) {
-      const read = await this.chunks.next();
-      if (read.done) {
-        if (!this.done) this.scanner.end();
-        this.done = true;
-        return undefined;
+      if (this.rest.length === 0) {
+        const read = await this.chunks.next();
+        if (read.done) {
+          if (!this.done) this.scanner.end();
+          this.done = true;
+          return undefined;
+        }
+        this.unpackedBytes += read.value.length;
+        this.cards?.push(read.value);
+        this.rest = read.value;
       }
-      this.unpackedBytes += read.value.length;
-      this.cards?.push(read.value);
-      const entries = this.take(this.scanner.push(read.value));
+      // A slice at a time, until enough entries are cut: a megabyte of `{},` is 350,000
+      // entries, too many to hold at once; a megabyte of real ones (700) is taken whole.
+      const entries: EntryItem[] = [];
+      try {
+        while (this.rest.length > 0 && entries.length < MAX_ITEMS) {
+          const slice = this.rest.subarray(0, SLICE_BYTES);
+          this.rest = this.rest.subarray(slice.length);
+          for (const e of this.take(this.scanner.push(slice))) entries.push(e);
+        }
+      } catch (err) {
+        this.release(entries);
+        throw err;
+      }
       if (entries.length > 0) return entries;
     }
   }
@@ -106,8 +127,12 @@ export class BatchReader {
    * than one read chunk is, at its first entries), else projected from the bytes read so far.
    */
   estimatedEntries(): number {
-    if (this.done || this.fileBytes === 0 || this.packedBytes >= this.fileBytes) return this.entryCount;
-    return Math.max(this.entryCount, Math.round((this.entryCount * this.fileBytes) / this.packedBytes));
+    const scanned = this.unpackedBytes - this.rest.length;
+    if (this.done || this.fileBytes === 0 || scanned === 0) return this.entryCount;
+    // The packed bytes behind what was scanned (all of them for a plain file).
+    const packedScanned = (this.packedBytes * scanned) / this.unpackedBytes;
+    if (packedScanned >= this.fileBytes) return this.entryCount;
+    return Math.max(this.entryCount, Math.round((this.entryCount * this.fileBytes) / packedScanned));
   }
 
   private take(items: ScanItem[]): EntryItem[] {
@@ -125,7 +150,7 @@ export class BatchReader {
       } else {
         if (this.entryCount + entries.length > 0) this.headerAfterEntries = true;
         // Kept until the file is done: the header is small by its bounds (intake.maxHeaderBytes).
-        this.budget.charge(HEADER_COST_PER_BYTE * (item.key.length + (JSON.stringify(item.value)?.length ?? 0)), `the header value "${item.key.slice(0, 64)}"`);
+        this.budget.charge(HEADER_COST_PER_BYTE * (item.key.length + item.bytes), `the header value "${item.key.slice(0, 64)}"`);
         this.header[item.key] = item.value;
       }
     }

@@ -28,7 +28,7 @@ export class BatchSyntaxError extends Error {
 }
 
 export type ScanItem =
-  | { kind: 'header'; key: string; value: unknown }
+  | { kind: 'header'; key: string; value: unknown; bytes: number }
   | { kind: 'entry'; index: number; text: string; offset: number; line: number; column: number; cost: number };
 
 const QUOTE = 0x22;
@@ -139,8 +139,10 @@ export class BatchScanner {
           segStart = this.finishValue(chunk, segStart, i, out);
           if (!isSpace(b)) segStart = this.structural(b, chunk, i);
         }
-      } else if (b === LBRACE || b === LBRACKET) this.depth++;
-      else if ((b === RBRACE || b === RBRACKET) && --this.depth === 0) segStart = this.finishValue(chunk, segStart, i + 1, out);
+      } else if (b === LBRACE || b === LBRACKET) {
+        // A header value: JSON.parse takes any depth, but what reads the value after may recurse.
+        if (++this.depth > this.maxDepth) throw this.limit('ERR_INTAKE_TOO_DEEP', `the header value "${this.currentKey.slice(0, 64)}" nests deeper than ${this.maxDepth} levels (intake.maxDepth)`);
+      } else if ((b === RBRACE || b === RBRACKET) && --this.depth === 0) segStart = this.finishValue(chunk, segStart, i + 1, out);
       i++;
     }
     if (this.capturing !== 'none') this.keep(chunk.subarray(segStart));
@@ -348,7 +350,7 @@ export class BatchScanner {
       this.state = 'afterEntry';
     } else {
       this.headerBytes += this.captureBytes;
-      out.push({ kind: 'header', key: this.currentKey, value: this.parseHeader(text, offset, line, column) });
+      out.push({ kind: 'header', key: this.currentKey, value: this.parseHeader(text, offset, line, column), bytes: this.captureBytes });
       this.state = 'afterValue';
     }
     return end;

@@ -35,9 +35,9 @@ describe('batch scanner', () => {
   it.each([1, 2, 3, 7, 64, 100_000])('finds header values and entries in chunks of %i bytes', (size) => {
     const items = scan(FILE, size);
     expect(items.filter((i) => i.kind === 'header')).toEqual([
-      { kind: 'header', key: 'mid', value: 'm-1' },
-      { kind: 'header', key: 'authorizationToken', value: 'Bearer abc' },
-      { kind: 'header', key: 'expiryDateUtc', value: '2026-12-01T00:00:00Z' },
+      { kind: 'header', key: 'mid', value: 'm-1', bytes: 5 },
+      { kind: 'header', key: 'authorizationToken', value: 'Bearer abc', bytes: 12 },
+      { kind: 'header', key: 'expiryDateUtc', value: '2026-12-01T00:00:00Z', bytes: 22 },
     ]);
     const entries = items.filter((i) => i.kind === 'entry');
     expect(entries.map((e) => JSON.parse(e.text))).toEqual([
@@ -54,11 +54,11 @@ describe('batch scanner', () => {
   it('accepts scalar, object and array header values, and an empty requests array', () => {
     const items = scan('{"a":12,"b":true,"c":null,"d":{"x":1},"e":[1,[2]],"requests":[]}');
     expect(items).toEqual([
-      { kind: 'header', key: 'a', value: 12 },
-      { kind: 'header', key: 'b', value: true },
-      { kind: 'header', key: 'c', value: null },
-      { kind: 'header', key: 'd', value: { x: 1 } },
-      { kind: 'header', key: 'e', value: [1, [2]] },
+      { kind: 'header', key: 'a', value: 12, bytes: 2 },
+      { kind: 'header', key: 'b', value: true, bytes: 4 },
+      { kind: 'header', key: 'c', value: null, bytes: 4 },
+      { kind: 'header', key: 'd', value: { x: 1 }, bytes: 7 },
+      { kind: 'header', key: 'e', value: [1, [2]], bytes: 7 },
     ]);
   });
 
