@@ -1,5 +1,5 @@
 // Codes of the request model: field-level validation errors (merged into the catalogue by
-// src/errors.ts) and warnings, which describe something the service accepted but changed
+// src/catalogue.ts) and warnings, which describe something the service accepted but changed
 // or ignored. Warnings are never errors, so they live in their own table.
 import type { ErrorSpec } from '../error-types.ts';
 
