@@ -50,7 +50,7 @@ const cli = (args: string[]) => {
   return res.stdout;
 };
 
-let failed = false;
+let failed: boolean;
 try {
   const m = JSON.parse(cli(['merchant', 'add', '--name', 'Hostile Sender', '--json'])) as { mid: string; siteId: string; clientId: string; clientSecret: string; tokenizationKey: string; sftpUsername: string };
   let out = '';

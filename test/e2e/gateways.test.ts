@@ -66,6 +66,7 @@ function loggedFor(daemon: RunningDaemon, ids: ReadonlySet<string>, msg: string)
 
 interface Merchant {
   mid: string;
+  siteId: string;
   merchantId: string;
   username: string;
   webhookSecret: string;
@@ -121,7 +122,7 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
       for (const n of CARDS) tokens.set(n, (await core.vault.tokenize(merchantId, { number: n, month: 12, year: 2035, firstName: 'Test', lastName: 'Payer' })).card.token);
       const { token } = await core.tokens.issue({ merchantId, mid: creds.mid, clientId: creds.clientId });
       m = {
-        mid: creds.mid, merchantId, username: creds.sftpUsername, webhookSecret: creds.webhookSecret, accessToken: token,
+        mid: creds.mid, siteId: creds.siteId, merchantId, username: creds.sftpUsername, webhookSecret: creds.webhookSecret, accessToken: token,
         accountType, tokens,
       };
     } finally {
@@ -232,7 +233,7 @@ describe.each(DB_KINDS)('gateway accounts end to end on %s', (kind) => {
     const name = `gateways-${kind}.json`;
     const orderIds = ROUTINGS.map((_, i) => `ORD-gw-batch-${kind}-${i + 1}`);
     const cards = ROUTINGS.map((_, i) => CARDS[i % CARDS.length]!);
-    const requests = ROUTINGS.map((r, i) => batchEntry(i, r, { mid: m.mid, orderId: orderIds[i]!, card: card(cards[i]!), token: m.tokens.get(cards[i]!)! }));
+    const requests = ROUTINGS.map((r, i) => batchEntry(i, r, { mid: m.mid, siteId: m.siteId, orderId: orderIds[i]!, card: card(cards[i]!), token: m.tokens.get(cards[i]!)! }));
     writeFileSync(join(local, name), JSON.stringify({ mid: m.mid, authorizationToken: `Bearer ${m.accessToken}`, expiryDateUtc: new Date(Date.now() + 10 * 86_400_000).toISOString(), requests }, null, 1));
 
     // Intake alone, so the orders wait SUBMITTED for the clock to be moved.

@@ -153,12 +153,12 @@ export const ROUTINGS: Routing[] = [
 const TEMPLATE = JSON.parse(readFileSync(join(import.meta.dirname, '../../samples/requests/evaluate-mit.json'), 'utf8')) as Record<string, unknown>;
 
 /** A batch entry (samples/requests/evaluate-mit.json) for a vault token of `card`, routed as `r`. */
-export function batchEntry(i: number, r: Routing, o: { mid: string; orderId: string; card: TestCard; token: string }): Record<string, unknown> {
+export function batchEntry(i: number, r: Routing, o: { mid: string; siteId: string; orderId: string; card: TestCard; token: string }): Record<string, unknown> {
   const e = structuredClone(TEMPLATE);
   const tx = e.transaction as Record<string, unknown>;
   const pm = e.paymentMethod as Record<string, unknown>;
   delete e.expiryDateUtc; // the header's
-  Object.assign(e, { sequenceNumber: i + 1, mid: o.mid, orderId: o.orderId, idempotencyKey: randomUUID(), additionalFields: r.label ? [{ key: 'processorAccount', value: r.label }, { key: 'campaign', value: 'spring' }] : [] });
+  Object.assign(e, { sequenceNumber: i + 1, mid: o.mid, siteId: o.siteId, orderId: o.orderId, idempotencyKey: randomUUID(), additionalFields: r.label ? [{ key: 'processorAccount', value: r.label }, { key: 'campaign', value: 'spring' }] : [] });
   Object.assign(tx, { id: `ch_${o.orderId}`, amount: 1000 + i, responseCode: r.code ?? '51', responseCodeSource: r.source ?? 'NA', processorName: r.processorName ?? r.source ?? 'NA' });
   if (!r.processorName && !r.source) delete tx.processorName;
   Object.assign(pm, { cardNumber: o.token, token: true, cardBrand: o.card.brand, cardBinNumber: o.card.number.slice(0, 6), cardLast4Digits: o.card.number.slice(-4), expirationMonth: 12, expirationYear: 2035 });
