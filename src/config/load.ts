@@ -7,6 +7,7 @@ import { ConfigSchema, type Config } from './schema.ts';
 import { ConfigError } from './error.ts';
 import { applyEnv } from './env.ts';
 import { resolveSecrets } from './secrets.ts';
+import { checkGatewayUrls } from './gateway-urls.ts';
 
 export type ResolvedConfig = Readonly<Config> & {
   readonly configFile: string | null;
@@ -63,6 +64,7 @@ export function loadConfig(opts: LoadOptions = {}): ResolvedConfig {
   if (!validate(raw)) throw describe(validate.errors![0]!);
   const config = raw as Config;
   checkTls(config.http);
+  checkGatewayUrls(config);
   const dataDir = resolve(config.dataDir);
   resolveSecrets(config, dataDir);
   return deepFreeze({ ...config, dataDir, configFile: file ? resolve(file) : null });

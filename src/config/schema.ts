@@ -95,7 +95,7 @@ export const ConfigSchema = Type.Object(
     ),
     processor: Type.Object(
       {
-        name: Type.Union([Type.Literal('sandbox')], { default: 'sandbox', description: 'the processor attempts go to; only the sandbox exists so far' }),
+        name: Type.Union([Type.Literal('sandbox')], { default: 'sandbox', description: 'the built-in processor that charges, in sandbox mode, for merchants without accounts of their own; the merchants\' own gateway accounts are added with rescued processor add' }),
         latencyMs: Type.Integer({ minimum: 0, default: 0, description: 'sandbox: added delay of every call' }),
         concurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 128, description: 'attempts in flight at the processor at once, per instance (with 300 ms of processor latency, 128 keep about 400 attempts/s going, under ratePerSecond)' }),
         ratePerSecond: Type.Integer({ minimum: 1, default: 500, description: 'attempts started per second at most, per instance' }),
@@ -106,7 +106,8 @@ export const ConfigSchema = Type.Object(
         breakerCooldownMs: Type.Integer({ minimum: 100, default: 30_000, description: 'how long an account whose calls keep failing is left alone before one call tries it again; doubled after each failed try, up to 32 times' }),
         reconcileAfterMs: Type.Integer({ minimum: 10, default: 60_000, description: 'an attempt whose outcome is unknown is reconciled (looked up, or sent again with its key) this long after' }),
         reconcileTimeoutMs: Type.Integer({ minimum: 1000, default: 86_400_000, description: 'an attempt still unreconciled after this long parks its order for the operator' }),
-        gatewayUrls: Type.Record(Type.String(), Type.String(), { default: {}, description: 'testing only: a base URL per account type (stripe, http, …) instead of the real gateway' }),
+        gatewayUrls: Type.Record(Type.String(), Type.String(), { default: {}, description: 'testing only: a base URL per account type (stripe, adyen, braintree, authorizenet, nmi, http) instead of the real gateway; each type\'s form is in docs/gateways/. Every start logs a warning naming the types; production refuses to start with it unless acknowledgeGatewayUrls' }),
+        acknowledgeGatewayUrls: Type.Boolean({ default: false, description: 'production only: true lets the daemon start with gatewayUrls set, sending every charge of those types, and their secret keys, to those URLs' }),
       },
       { additionalProperties: false, default: {} },
     ),

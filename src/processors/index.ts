@@ -25,6 +25,19 @@ export interface ProcessorDeps extends Omit<SandboxDeps, 'latencyMs' | 'log'> {
 }
 
 export function createProcessor(config: Pick<ResolvedConfig, 'mode' | 'processor'>, deps: ProcessorDeps): Processor {
+  warnOverrides(config, deps.log);
   const sandbox = config.mode === 'sandbox' ? createSandbox(config, deps) : undefined;
   return createProcessorRouter({ db: deps.db, ring: deps.ring, vault: deps.vault, sandbox, mode: config.mode, settings: config.processor, log: deps.log });
+}
+
+/**
+ * processor.gatewayUrls sends every call of a type, with its account's credentials, somewhere
+ * other than the gateway: said at every start, in either mode, so that a set-up left over from
+ * testing is seen (production starts with it only when acknowledged: src/config/gateway-urls.ts).
+ */
+function warnOverrides(config: Pick<ResolvedConfig, 'mode' | 'processor'>, log: RouterDeps['log']): void {
+  const urls = config.processor.gatewayUrls;
+  const types = Object.keys(urls);
+  if (types.length === 0) return;
+  log.warn({ component: 'processor', mode: config.mode, gatewayUrls: urls }, `processor.gatewayUrls overrides the gateway of ${types.join(', ')} accounts: their charges and credentials go to ${types.map((t) => urls[t]).join(', ')}`);
 }

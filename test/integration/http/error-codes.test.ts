@@ -120,9 +120,10 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
     expect((await first).statusCode).toBe(200);
     f.t.api.orders.processor = processor;
     // Production: the merchant's own accounts, through the real router and a local Stripe.
-    const stripe = await startStripeFake();
+    // Production refuses test-mode keys (ERR_PROCESSOR_ACCOUNT_TEST_MODE): the fake takes a live one.
+    const stripe = await startStripeFake({ key: 'sk_live_errorcodes12345678' });
     try {
-      const settings = { name: 'sandbox' as const, latencyMs: 0, concurrency: 8, ratePerSecond: 100, timeoutMs: 2000, accountConcurrency: 4, accountRatePerSecond: 100, breakerFailures: 10, breakerCooldownMs: 1000, reconcileAfterMs: 1000, reconcileTimeoutMs: 60_000, gatewayUrls: { stripe: stripe.url } };
+      const settings = { name: 'sandbox' as const, latencyMs: 0, concurrency: 8, ratePerSecond: 100, timeoutMs: 2000, accountConcurrency: 4, accountRatePerSecond: 100, breakerFailures: 10, breakerCooldownMs: 1000, reconcileAfterMs: 1000, reconcileTimeoutMs: 60_000, gatewayUrls: { stripe: stripe.url }, acknowledgeGatewayUrls: true };
       const db = f.t.tdb.database.db;
       const router = () => createProcessorRouter({ db, ring: f.t.keyRing, vault: f.t.vault, sandbox: undefined, mode: 'production', settings, log: silentLog });
       f.t.api.orders.processor = router();
@@ -132,7 +133,7 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
       // The router reads a merchant's accounts again after 5 s; a fresh router reads them now.
       f.t.api.orders.processor = router();
       note(await f.post('/v1/evaluate', evaluateBody(tok, { tx: SOFT })));
-      await accounts.add(f.a.mid, { type: 'stripe', label: 'wrong-key', isDefault: true, credentials: { secretKey: 'sk_test_wrongwrongwrong', rawCardData: true } });
+      await accounts.add(f.a.mid, { type: 'stripe', label: 'wrong-key', isDefault: true, credentials: { secretKey: 'sk_live_wrongwrongwrong', rawCardData: true } });
       f.t.api.orders.processor = router();
       note(await f.post('/v1/evaluate', evaluateBody(tok, { tx: SOFT })));
     } finally {
