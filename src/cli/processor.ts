@@ -4,7 +4,8 @@
 import type { Command } from 'commander';
 import { RescuedError } from '../errors.ts';
 import { connectorNames } from '../gateways.ts';
-import { createAccountService, type AccountView } from '../processors/accounts.ts';
+import { checkLiveCredentials, createAccountService, type AccountView } from '../processors/accounts.ts';
+import { GatewayError, type AccountType } from '../processors/connector.ts';
 import { connectorFor } from '../processors/router.ts';
 import type { Core } from '../core.ts';
 import { ioOf, readInput, withCore } from './context.ts';
@@ -23,6 +24,17 @@ async function credentialsFrom(program: Command, file: string | undefined): Prom
   } catch {
     throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', 'The credentials are not JSON (give an object, e.g. {"secretKey": "sk_live_…"}).');
   }
+}
+
+/**
+ * A failed test call as one line for a person: the HTTP status, the call (method and URL) and
+ * what the gateway said, instead of a stack trace. Other errors go on as they are.
+ */
+function testFailure(label: string, type: AccountType, err: unknown): unknown {
+  if (!(err instanceof GatewayError)) return err;
+  const answer = err.status ? `HTTP ${err.status}` : 'no answer';
+  const call = err.request ? ` from ${err.request}` : ` from the ${type} gateway`;
+  return new RescuedError('ERR_PROCESSOR_ACCOUNT_TEST_FAILED', `${label}: test call failed: ${answer}${call}: ${err.message}`);
 }
 
 const line = (a: AccountView) => `${a.label.padEnd(16)}  ${a.type.padEnd(12)}  ${a.isDefault ? 'default' : '       '}  ${a.createdAt}  ${JSON.stringify(a.credentials)}`;
@@ -75,8 +87,13 @@ export function processorCommands(program: Command): void {
       withCore(program, async (core, print) => {
         const { row, credentials } = await accounts(core).find(mid, label);
         if (row.type === 'sandbox') return print(`${label}: the sandbox processor needs no credentials`);
-        const proved = await connectorFor(row.type, credentials, core.config.processor).test();
-        print(`${label}: ${proved}`);
+        checkLiveCredentials(row.type, credentials, core.config.mode);
+        const proved = await connectorFor(row.type, credentials, core.config.processor).test().catch((err: unknown) => {
+          throw testFailure(label, row.type, err);
+        });
+        // The override is said with the proof: a test that passed against a fake proves nothing about the gateway.
+        const override = core.config.processor.gatewayUrls[row.type];
+        print(`${label}: ${proved}${override ? ` (at ${override}: processor.gatewayUrls.${row.type})` : ''}`);
       }),
     );
 }

@@ -9,6 +9,7 @@ import { findMerchantByMid } from '../db/queries/find-merchant.ts';
 import { accountAad, activeProcessorAccounts, insertProcessorAccount, removeProcessorAccount, type ProcessorAccountRow } from '../db/queries/processor-accounts.ts';
 import { RescuedError } from '../errors.ts';
 import { open, seal, type KeyRing } from '../vault/cipher.ts';
+import { connectorNames } from '../gateways.ts';
 import { ACCOUNT_TYPES, type AccountType } from './connector.ts';
 import { ACCOUNT_KINDS, supportedTypes } from './registry.ts';
 
@@ -40,7 +41,9 @@ export function maskSecret(value: string): string {
 }
 
 function checkType(type: string, mode: 'sandbox' | 'production'): AccountType {
-  if (!(ACCOUNT_TYPES as readonly string[]).includes(type)) throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', `Unknown processor type "${type.slice(0, 32)}"; types: ${ACCOUNT_TYPES.join(', ')}.`);
+  // Production has no sandbox accounts: its list of types does not offer one.
+  const offered = mode === 'production' ? connectorNames() : ACCOUNT_TYPES.join(', ');
+  if (!(ACCOUNT_TYPES as readonly string[]).includes(type)) throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', `Unknown processor type "${type.slice(0, 32)}"; types: ${offered}.`);
   if (!ACCOUNT_KINDS[type as AccountType]) throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', `The ${type} connector is not available in this version; available: ${supportedTypes().join(', ')}.`);
   if (type === 'sandbox' && mode === 'production') throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', 'sandbox accounts exist only in sandbox mode.');
   return type as AccountType;
@@ -52,6 +55,16 @@ export function checkCredentials(type: AccountType, credentials: unknown): Recor
   if (Value.Check(schema, credentials)) return credentials as Record<string, unknown>;
   const fields = [...new Set([...Value.Errors(schema, credentials)].map((e) => e.path || '/'))];
   throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', `The ${type} credentials are invalid at ${fields.join(', ')}: expected ${Object.keys((schema as { properties?: object }).properties ?? {}).join(', ') || 'no fields'}.`);
+}
+
+/**
+ * Production charges real cards: credentials of a gateway's test environment would answer every
+ * retry without moving money. Refused when the account is added and when it is tested.
+ */
+export function checkLiveCredentials(type: AccountType, credentials: Record<string, unknown>, mode: 'sandbox' | 'production'): void {
+  if (mode !== 'production') return;
+  const test = ACCOUNT_KINDS[type]?.testEnvironment?.(credentials);
+  if (test) throw new RescuedError('ERR_PROCESSOR_ACCOUNT_TEST_MODE', `Production mode refuses ${test}: give the account's live credentials (sandbox mode takes test ones).`);
 }
 
 export function viewOf(row: ProcessorAccountRow, credentials: Record<string, unknown>): AccountView {
@@ -79,6 +92,7 @@ export function createAccountService(deps: { db: Db; ring: KeyRing; mode: 'sandb
       const type = checkType(input.type, deps.mode);
       if (!LABEL.test(input.label)) throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', 'A label is 1 to 64 letters, digits, dots, hyphens or underscores, starting with a letter or digit.');
       const credentials = checkCredentials(type, input.credentials);
+      checkLiveCredentials(type, credentials, deps.mode);
       // A bridge carries card numbers: in production only over TLS.
       if (type === 'http' && deps.mode === 'production' && !String(credentials.url).startsWith('https://')) throw new RescuedError('ERR_PROCESSOR_ACCOUNT_INVALID', 'In production mode an HTTP bridge must be reached over https://.');
       const id = randomUUID();

@@ -106,15 +106,27 @@ export class GatewayError extends Error {
   readonly code: string | undefined;
   /** The account the call went to, set by the router (the attempt is pinned to it). */
   accountId: string | undefined;
+  /**
+   * The call, as `METHOD URL` without a query (never a credential), where the connector knows
+   * it: `rescued processor test` shows it, so a wrong base URL reads as such.
+   */
+  request: string | undefined;
 
-  constructor(kind: GatewayErrorKind, message: string, opts: { status?: number; code?: string; cause?: unknown } = {}) {
+  constructor(kind: GatewayErrorKind, message: string, opts: { status?: number; code?: string; cause?: unknown; request?: string } = {}) {
     super(message, { cause: opts.cause });
     this.name = 'GatewayError';
     this.kind = kind;
     this.status = opts.status;
     this.code = opts.code;
     this.accountId = undefined;
+    this.request = opts.request;
   }
+}
+
+/** `err` with the call it failed on, unless it already names one. */
+export function failedAt<E>(err: E, request: string): E {
+  if (err instanceof GatewayError) err.request ??= request;
+  return err;
 }
 
 export interface Connector {
@@ -160,4 +172,10 @@ export interface GatewayKind {
   idempotent: boolean;
   /** What the connector's `acceptsCards` says for these credentials. */
   acceptsCards: (credentials: { rawCardData?: boolean }) => boolean;
+  /**
+   * What makes these credentials the gateway's test environment (a Stripe `sk_test_` key, an
+   * Adyen `test` account), or undefined: production mode refuses them (they charge nothing real,
+   * so every retry would "succeed" without money moving).
+   */
+  testEnvironment?: (credentials: Record<string, unknown>) => string | undefined;
 }

@@ -22,6 +22,8 @@ export interface AccountKind {
   secrets: readonly string[];
   /** Absent for the sandbox. */
   create?: Create;
+  /** GatewayKind.testEnvironment: refused in production. */
+  testEnvironment?: GatewayKind['testEnvironment'];
 }
 
 /** What the router reads from a connector before any call, known without loading it. */
@@ -54,7 +56,7 @@ const SandboxCredentials = Type.Object({}, { additionalProperties: false });
 async function kindOf(name: AccountType): Promise<[AccountType, AccountKind]> {
   const { gateway } = (await import(`./${name}/credentials.ts`)) as { gateway: GatewayKind };
   const load = async () => ((await import(`./${name}/index.ts`)) as { default: Create }).default;
-  return [name, { credentials: gateway.credentials, secrets: gateway.secrets, create: lazyConnector(name, gateway, load) }];
+  return [name, { credentials: gateway.credentials, secrets: gateway.secrets, create: lazyConnector(name, gateway, load), ...(gateway.testEnvironment ? { testEnvironment: gateway.testEnvironment } : {}) }];
 }
 
 export const ACCOUNT_KINDS: Partial<Record<AccountType, AccountKind>> = Object.fromEntries([

@@ -70,7 +70,8 @@ export interface ScriptedFake {
 
 /** The Stripe fake with the scripted latency and faults (in whichever process calls it). */
 export async function scriptedFake(opts: FakeOptions): Promise<ScriptedFake> {
-  const fake = await startStripeFake();
+  // A live key: the bench's account is added in production mode, which refuses test-mode keys.
+  const fake = await startStripeFake({ key: 'sk_live_benchbenchbench1234' });
   const { behaviours } = script(opts);
   fake.script(...behaviours);
   fake.fallback(opts.latencyMs > 0 ? { kind: 'delay', ms: opts.latencyMs } : { kind: 'approve' });

@@ -36,4 +36,5 @@ export const gateway: GatewayKind = {
   // idempotency keys: a repeated key is answered with its first answer.
   idempotent: true,
   acceptsCards: (c) => c.rawCardData === true,
+  testEnvironment: (c) => (c.environment === 'test' ? 'an Adyen test account ("environment": "test", checkout-test.adyen.com)' : undefined),
 };

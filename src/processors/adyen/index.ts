@@ -17,7 +17,7 @@
 import { Agent, request as httpsRequest } from 'node:https';
 import { rootCertificates, type TLSSocket } from 'node:tls';
 import { CheckoutAPI, Client, EnvironmentEnum } from '@adyen/api-library';
-import { GatewayError, type ChargeRequest, type Connector, type ConnectorOptions, type GatewayAnswer, type RefundCall } from '../connector.ts';
+import { GatewayError, failedAt, type ChargeRequest, type Connector, type ConnectorOptions, type GatewayAnswer, type RefundCall } from '../connector.ts';
 import { fromHttpError, fromModification, fromNetworkError, fromPaymentResponse } from './answer.ts';
 import type { AdyenCredentials } from './credentials.ts';
 import { cancelRequest, paymentRequest, refundRequest } from './request.ts';
@@ -42,9 +42,10 @@ function settle(status: number, text: string): string {
   throw new GatewayError('unknown', `Adyen answered HTTP ${status} with a body that is not a JSON object`, { status });
 }
 
-/** One HTTPS call; resolves with the body of a 2xx JSON answer. */
+/** One HTTPS call; resolves with the body of a 2xx JSON answer. Its failures name the call (`processor test` shows it). */
 function send(wire: Wire, endpoint: string, body: string | Buffer, options: RequestOptions): Promise<string> {
-  return new Promise((resolve, reject) => {
+  const request = `${options.method ?? 'POST'} ${endpoint.split('?')[0]}`;
+  return new Promise<string>((resolve, reject) => {
     let connected = false;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -74,6 +75,8 @@ function send(wire: Wire, endpoint: string, body: string | Buffer, options: Requ
     });
     req.on('error', (err) => reject(fromNetworkError(err, connected)));
     req.end(body);
+  }).catch((err: unknown) => {
+    throw failedAt(err, request);
   });
 }
 

@@ -31,4 +31,5 @@ export const gateway: GatewayKind = {
   // no idempotency keys: an unknown outcome is looked up before a new call.
   idempotent: false,
   acceptsCards: () => true,
+  testEnvironment: (c) => (c.environment === 'sandbox' ? 'an Authorize.Net sandbox account ("environment": "sandbox", apitest.authorize.net)' : undefined),
 };

@@ -45,4 +45,5 @@ export const gateway: GatewayKind = {
   // no idempotency keys: an unknown outcome is looked up before a new call.
   idempotent: false,
   acceptsCards: (c) => c.rawCardData === true,
+  testEnvironment: (c) => (c.environment === 'sandbox' ? 'Braintree sandbox keys ("environment": "sandbox")' : undefined),
 };

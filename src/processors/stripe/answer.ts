@@ -7,6 +7,8 @@
 import type Stripe from 'stripe';
 import { GatewayError, type GatewayAnswer } from '../connector.ts';
 import { isoCodeFor } from '../../declines/sources.ts';
+import { scrubText } from '../../scrub.ts';
+import { CLOSED_NOT_RESENT } from './transport.ts';
 
 type Charge = Stripe.Charge;
 
@@ -52,20 +54,41 @@ export function fromCardError(err: Stripe.errors.StripeCardError): GatewayAnswer
 
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** Any other Stripe error as a GatewayError; never with the request's parameters. */
-export function toGatewayError(err: unknown): GatewayError {
-  const e = err as Stripe.errors.StripeError & { detail?: { code?: string } };
+/** Stripe's own words, on one line: card-shaped runs masked, API keys cut to their prefix. */
+function said(message: string | undefined): string {
+  if (!message) return '';
+  return scrubText(message).replace(/\b((?:sk|rk|pk)_(?:live|test)_)[A-Za-z0-9*]+/g, '$1…').replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+/** The connection error's cause: the network code, or the one a closed connection had (transport.ts). */
+function causeOf(detail: unknown): string | undefined {
+  const d = detail as { code?: string; closedWith?: string } | undefined;
+  return d?.code === CLOSED_NOT_RESENT ? d.closedWith : d?.code;
+}
+
+/**
+ * Any other Stripe error as a GatewayError, with `request` (the call, for `processor test`) and
+ * Stripe's own message; never with the request's parameters.
+ */
+export function toGatewayError(err: unknown, request?: string): GatewayError {
+  const e = err as Stripe.errors.StripeError;
   const status = e.statusCode;
   const code = e.code ?? e.type;
-  const opts = { ...(status ? { status } : {}), ...(code ? { code } : {}) };
+  const opts = { ...(status ? { status } : {}), ...(code ? { code } : {}), ...(request ? { request } : {}) };
+  const words = said(e.message);
+  const suffix = `${words ? `: ${words}` : ''}${e.code ? ` (${e.code}${e.param ? `, ${e.param}` : ''})` : ''}`;
   if (e.type === 'StripeConnectionError') {
-    const cause = (e.detail as { code?: string } | undefined)?.code;
+    const cause = causeOf(e.detail);
     return new GatewayError(cause && NOT_SENT.has(cause) ? 'not_sent' : 'unknown', `Stripe could not be reached (${cause ?? 'connection error'})`, opts);
   }
   if (status !== undefined && status >= 500) return new GatewayError('unknown', `Stripe answered HTTP ${status}`, opts);
-  if (e.type === 'StripeAuthenticationError' || e.type === 'StripePermissionError') return new GatewayError('rejected', `Stripe refused the account's credentials (HTTP ${status ?? '?'})`, opts);
+  // 409: a request with this Idempotency-Key is still running at Stripe ("the request conflicts
+  // with another that's executing concurrently", docs.stripe.com/api/idempotent_requests): it
+  // may charge, so the outcome is unknown, never a refusal.
+  if (status === 409) return new GatewayError('unknown', `Stripe is still processing a request with this Idempotency-Key (HTTP 409)${suffix}`, opts);
+  if (e.type === 'StripeAuthenticationError' || e.type === 'StripePermissionError') return new GatewayError('rejected', `Stripe refused the account's credentials (HTTP ${status ?? '?'})${suffix}`, opts);
   if (e.type === 'StripeRateLimitError') return new GatewayError('rejected', 'Stripe is rate limiting the account (HTTP 429)', opts);
-  if (e.type === 'StripeInvalidRequestError' || e.type === 'StripeIdempotencyError') return new GatewayError('rejected', `Stripe refused the request: ${code ?? 'invalid request'}${e.param ? ` (${e.param})` : ''}`, opts);
+  if (e.type === 'StripeInvalidRequestError' || e.type === 'StripeIdempotencyError') return new GatewayError('rejected', `Stripe refused the request (HTTP ${status ?? '?'})${suffix}`, opts);
   // A body that is not Stripe's JSON, or anything unforeseen, after the request was sent.
   return new GatewayError('unknown', `Stripe call failed: ${e.type ?? 'unexpected answer'}`, opts);
 }

@@ -22,4 +22,6 @@ export const gateway: GatewayKind = {
   // idempotency keys: a repeated key is answered with its first answer.
   idempotent: true,
   acceptsCards: (c) => c.rawCardData === true,
+  // Stripe's test-mode keys: sk_test_… (secret) and rk_test_… (restricted), docs.stripe.com/keys.
+  testEnvironment: (c) => (/^(sk|rk)_test_/.test(String(c.secretKey)) ? `a Stripe test-mode key (${String(c.secretKey).slice(0, 8)}…)` : undefined),
 };

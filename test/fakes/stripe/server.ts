@@ -10,7 +10,8 @@ export type StripeBehaviour =
   | { kind: 'approve'; networkTransactionId?: string }
   | { kind: 'decline'; declineCode: string; networkDeclineCode?: string; networkAdviceCode?: string; adviceCode?: string }
   | { kind: 'requires_action' }
-  | { kind: 'status'; status: 429 | 500 | 503 | 400 }
+  /** 409: Stripe's answer while another request with the same Idempotency-Key is still running. */
+  | { kind: 'status'; status: 429 | 500 | 503 | 400 | 409 }
   | { kind: 'timeout' }
   | { kind: 'reset' }
   | { kind: 'malformed' }
@@ -20,8 +21,8 @@ export type StripeBehaviour =
   | { kind: 'timeout_after_charge' }
   /** Latency, the scenario's: waits `ms`, then behaves as `then` (default: approve). */
   | { kind: 'delay'; ms: number; then?: StripeBehaviour }
-  /** Holds the call unanswered until `until()` (asked once per call) settles, then behaves as `then` (default: approve). */
-  | { kind: 'hold'; until: () => Promise<unknown>; then?: StripeBehaviour };
+  /** Holds the call unanswered until `released()` (asked once per call) settles, then behaves as `then` (default: approve). */
+  | { kind: 'hold'; released: () => Promise<unknown>; then?: StripeBehaviour };
 
 export interface RecordedRequest {
   method: string;
@@ -118,9 +119,10 @@ export async function startStripeFake(opts: { key?: string } = {}): Promise<Stri
     if (b.kind === 'timeout') return; // never answers
     if (b.kind === 'reset') return void res.socket?.destroy();
     if (b.kind === 'malformed') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "pi_');
+    if (b.kind === 'status' && b.status === 409) return error(res, 409, { type: 'invalid_request_error', code: 'idempotency_key_in_use', message: 'There is currently another in-progress request using this Idempotency Key. Please try again later.' });
     if (b.kind === 'status') return error(res, b.status, { type: b.status === 429 ? 'rate_limit_error' : b.status === 400 ? 'invalid_request_error' : 'api_error', message: `scripted ${b.status}` });
     if (b.kind === 'delay') return void setTimeout(() => paymentIntent(req, res, b.then ?? { kind: 'approve' }), b.ms);
-    if (b.kind === 'hold') return void b.until().then(() => paymentIntent(req, res, b.then ?? { kind: 'approve' }));
+    if (b.kind === 'hold') return void b.released().then(() => paymentIntent(req, res, b.then ?? { kind: 'approve' }));
     return createIntent(req, res, b);
   }
 

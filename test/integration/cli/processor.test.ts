@@ -74,13 +74,24 @@ describe.each(DB_KINDS)('rescued processor … on %s', (kind) => {
   it('test proves the credentials with a harmless call; wrong ones are refused', async () => {
     const ok = await run(['processor', 'test', mid, 'stripe-main']);
     expect(ok.status, ok.stderr).toBe(0);
-    expect(ok.stdout).toContain('stripe-main: Stripe accepted the key');
+    // Where the call went is said with the proof: here a fake, through processor.gatewayUrls.
+    expect(ok.stdout).toBe(`stripe-main: Stripe accepted the key (test mode; balance read) (at ${stripe.url}: processor.gatewayUrls.stripe)\n`);
     expect(stripe.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/balance' });
     await run(['processor', 'add', mid, '--type', 'stripe', '--label', 'stale'], JSON.stringify({ secretKey: 'sk_live_revokedrevoked1111' }));
     const refused = await run(['processor', 'test', mid, 'stale']);
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/refused the account's credentials/);
     expect(refused.stderr).not.toContain('sk_live_revokedrevoked1111');
+    // One line for a person: the HTTP status, the call and Stripe's own words; no log line, no stack.
+    expect(refused.stderr).toBe(`rescued: stale: test call failed: HTTP 401 from GET ${stripe.url}/v1/balance: Stripe refused the account's credentials (HTTP 401): Invalid API Key provided: sk_****\n`);
+  });
+
+  it('test of an unreachable gateway: one line saying there was no answer, and from where', async () => {
+    const config = JSON.stringify({ processor: { gatewayUrls: { stripe: 'http://127.0.0.1:9' } } });
+    const down = join(dataDir, 'down.json');
+    writeFileSync(down, config);
+    const res = await runCli(['processor', 'test', mid, 'stripe-main'], { ...env, RESCUED_CONFIG: down }, db.database);
+    expect(res.status).toBe(1);
+    expect(res.stderr).toBe('rescued: stripe-main: test call failed: no answer from GET http://127.0.0.1:9/v1/balance: Stripe could not be reached (ECONNREFUSED)\n');
   });
 
   it('removes an account; removing it again is a clear error', async () => {

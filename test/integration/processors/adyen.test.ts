@@ -27,8 +27,8 @@ const tds = { version: '2.2.0', eci: '05', authenticationValue: 'AAABBEg0VhI0Vni
 /** A hold for the fake: the call it is given to stays unanswered until `answer()`. */
 function held() {
   let answer!: () => void;
-  const until = new Promise<void>((resolve) => (answer = resolve));
-  return { behaviour: { kind: 'hold' as const, until: () => until }, answer };
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  return { behaviour: { kind: 'hold' as const, released: () => answered }, answer };
 }
 
 describe('Adyen connector', () => {
@@ -267,5 +267,16 @@ describe('Adyen connector', () => {
   it('test() proves the key and the merchant account with POST /paymentMethods', async () => {
     expect(await adyen.test()).toMatch(/^Adyen accepted the API key for merchant account RescuedTestECOM \(test; 1 payment methods offered, cards among them\)/);
     expect(last()).toMatchObject({ path: '/paymentMethods', body: { merchantAccount: fake.merchantAccount } });
+  });
+
+  it('a base URL with another API version: a 404 that names the call and says what Adyen said (for processor test)', async () => {
+    const other = fake.url.replace(/\/v72$/, '/v71');
+    const wrong = createAdyenConnector(credentials, { timeoutMs: 5000, baseUrl: other, ca: fake.ca });
+    const err = await failure(wrong.test());
+    expect(err).toMatchObject({ kind: 'rejected', status: 404, request: `POST ${other}/paymentMethods`, message: 'Adyen refused the request (HTTP 404, 000: No endpoint /v71/paymentMethods)' });
+    noSecrets(err);
+    // A network failure names the call too.
+    const down = createAdyenConnector(credentials, { timeoutMs: 500, baseUrl: 'https://127.0.0.1:9/v72', ca: fake.ca });
+    expect(await failure(down.test())).toMatchObject({ kind: 'not_sent', request: 'POST https://127.0.0.1:9/v72/paymentMethods' });
   });
 });
