@@ -78,9 +78,9 @@ export async function startGateways(): Promise<Gateways> {
     nmi,
     urls: { stripe: stripe.url, http: bridge.url, nmi: nmi.url },
     holdAll() {
-      stripe.fallback({ kind: 'hold', until: holdAt('stripe') } satisfies StripeBehaviour);
-      bridge.fallback({ kind: 'hold', until: holdAt('http') } satisfies BridgeBehaviour);
-      nmi.fallback({ kind: 'hold', until: holdAt('nmi') } satisfies NmiBehaviour);
+      stripe.fallback({ kind: 'hold', released: holdAt('stripe') } satisfies StripeBehaviour);
+      bridge.fallback({ kind: 'hold', released: holdAt('http') } satisfies BridgeBehaviour);
+      nmi.fallback({ kind: 'hold', released: holdAt('nmi') } satisfies NmiBehaviour);
     },
     answer,
     approveAll() {

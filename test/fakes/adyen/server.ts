@@ -30,8 +30,8 @@ export type AdyenBehaviour =
   | { kind: 'reset_after_charge' }
   /** Latency, the scenario's: answers (approving) `ms` after the call arrived. */
   | { kind: 'delay'; ms: number }
-  /** Holds the call unanswered until `until()` (asked once per call) settles, then approves it. */
-  | { kind: 'hold'; until: () => Promise<unknown> };
+  /** Holds the call unanswered until `released()` (asked once per call) settles, then approves it. */
+  | { kind: 'hold'; released: () => Promise<unknown> };
 
 export interface RecordedRequest {
   method: string;
@@ -158,7 +158,7 @@ export async function startAdyenFake(opts: { apiKey?: string; merchantAccount?: 
     };
     running.add(key);
     if (b.kind === 'delay') return void setTimeout(() => finish({ kind: 'authorise' }), b.ms);
-    if (b.kind === 'hold') return void b.until().then(() => finish({ kind: 'authorise' }));
+    if (b.kind === 'hold') return void b.released().then(() => finish({ kind: 'authorise' }));
     finish(b);
   }
 

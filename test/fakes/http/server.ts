@@ -30,8 +30,8 @@ export type BridgeBehaviour =
   | { kind: 'created' }
   /** Latency, the scenario's: behaves as `then` (default: approve) `ms` after the call arrived. */
   | { kind: 'delay'; ms: number; then?: BridgeBehaviour }
-  /** Holds the call unanswered until `until()` (asked once per call) settles, then behaves as `then` (default: approve). */
-  | { kind: 'hold'; until: () => Promise<unknown>; then?: BridgeBehaviour };
+  /** Holds the call unanswered until `released()` (asked once per call) settles, then behaves as `then` (default: approve). */
+  | { kind: 'hold'; released: () => Promise<unknown>; then?: BridgeBehaviour };
 
 export interface RecordedCall {
   headers: IncomingMessage['headers'];
@@ -110,7 +110,7 @@ export async function startBridgeFake(opts: { secret?: string } = {}): Promise<B
   /** Runs `b` for an authorize whose key is new; the key is kept unless the bridge refused. */
   function authorize(res: ServerResponse, body: Record<string, unknown>, id: string, b: BridgeBehaviour): void {
     if (b.kind === 'delay') return void setTimeout(() => authorize(res, body, id, b.then ?? { kind: 'approve' }), b.ms);
-    if (b.kind === 'hold') return void b.until().then(() => authorize(res, body, id, b.then ?? { kind: 'approve' }));
+    if (b.kind === 'hold') return void b.released().then(() => authorize(res, body, id, b.then ?? { kind: 'approve' }));
     // Never answers; once the caller has gone (its connection closed) the bridge abandons the
     // call, having charged nothing, and forgets the key: the next call with it is taken anew.
     if (b.kind === 'timeout') return void res.once('close', () => keys.delete(id));

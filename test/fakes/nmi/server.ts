@@ -28,8 +28,8 @@ export type NmiBehaviour =
   | { kind: 'reset_after_charge' }
   /** Latency, the scenario's: answers the request `ms` after it arrived (a sale: approved). */
   | { kind: 'delay'; ms: number }
-  /** Holds the request unanswered until `until()` (asked once per request) settles, then answers it. */
-  | { kind: 'hold'; until: () => Promise<unknown> };
+  /** Holds the request unanswered until `released()` (asked once per request) settles, then answers it. */
+  | { kind: 'hold'; released: () => Promise<unknown> };
 
 /** A behaviour for the next sale, or with `at: 'query'` for the next Query API call. */
 export type Scripted = NmiBehaviour & { at?: 'sale' | 'query' };
@@ -161,7 +161,7 @@ export async function startNmiFake(opts: { key?: string; tls?: { cert: string; k
       case 'malformed': res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</bo'); return true;
       case 'status': res.writeHead(b.status, { 'content-type': 'text/html' }).end(`<html><body>${b.status}</body></html>`); return true;
       case 'delay': setTimeout(go, b.ms); return true;
-      case 'hold': void b.until().then(go); return true;
+      case 'hold': void b.released().then(go); return true;
       default: return false;
     }
   }

@@ -158,7 +158,7 @@ describe('HTTP bridge connector', () => {
     // The bridge holds the first call until both twins have been refused.
     let answerFirst!: () => void;
     const held = new Promise<void>((resolve) => (answerFirst = resolve));
-    fake.script({ kind: 'hold', until: () => held });
+    fake.script({ kind: 'hold', released: () => held });
     const seen = fake.requests.length;
     const first = bridge.authorize(req);
     await waitFor(() => fake.requests.length > seen, { what: 'the first call at the bridge' });
