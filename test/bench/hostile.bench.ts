@@ -7,7 +7,7 @@
 // the daemon's peak RSS while it ingests a valid file of --valid-entries entries.
 // Fails (exit 1) when the peak passes --max-rss-mib (256: the intake budget of docs/
 // performance.md), /healthz misses an answer, or a file ends without an ack.
-// `npm run bench -- hostile [--seed N] [--cases N] [--bytes N] [--valid-entries N]`
+// `npm run bench -- hostile [--seed N] [--cases N] [--bytes N] [--valid-entries N] [--only shape-place]`
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
@@ -21,7 +21,7 @@ import { writeBatch } from '../../samples/generate-batch.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'hostile'),
-  options: { seed: { type: 'string', default: '1' }, cases: { type: 'string', default: '18' }, bytes: { type: 'string', default: String(320 * 1024 * 1024) }, 'valid-entries': { type: 'string', default: '50000' }, 'max-rss-mib': { type: 'string', default: '256' } },
+  options: { seed: { type: 'string', default: '1' }, cases: { type: 'string', default: '18' }, bytes: { type: 'string', default: String(320 * 1024 * 1024) }, 'valid-entries': { type: 'string', default: '50000' }, 'max-rss-mib': { type: 'string', default: '256' }, only: { type: 'string' } },
   strict: false,
 });
 const SEED = Number(values.seed);
@@ -43,7 +43,8 @@ const cleanUp = async () => {
 };
 process.on('SIGINT', () => void cleanUp().then(() => process.exit(130)));
 
-const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: db.url, RESCUED_DATA_DIR: join(work, 'data'), RESCUED_HTTP_PORT: '0', RESCUED_SFTP_PORT: '0', RESCUED_SFTP_WATCH_STABILITY_MS: '100', RESCUED_ENGINE_ENABLED: 'false', RESCUED_WEBHOOKS_ENABLED: 'false' };
+// npm start's environment (MALLOC_ARENA_MAX=2: glibc's arenas otherwise keep freed memory per thread).
+const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MALLOC_ARENA_MAX: '2', DATABASE_URL: db.url, RESCUED_DATA_DIR: join(work, 'data'), RESCUED_HTTP_PORT: '0', RESCUED_SFTP_PORT: '0', RESCUED_SFTP_WATCH_STABILITY_MS: '100', RESCUED_ENGINE_ENABLED: 'false', RESCUED_WEBHOOKS_ENABLED: 'false' };
 const cli = (args: string[]) => {
   const res = spawnSync(process.execPath, [MAIN, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
   if (res.status !== 0) throw new Error(`rescued ${args.join(' ')}: ${res.stderr}`);
@@ -126,7 +127,8 @@ try {
   gz.end('"requests":[]}');
   await once(findingOut, 'finish');
   const cases: Array<{ name: string; local: string; c?: HostileCase }> = [{ name: 'finding1.json.gz', local: finding }];
-  for (const c of hostileCases(SEED, Number(values.cases), Number(values.bytes))) cases.push({ name: `${c.shape}-${c.place}-${c.seed}.json${c.gzip ? '.gz' : ''}`, local: '', c });
+  const only = typeof values.only === 'string' ? values.only : undefined;
+  for (const c of hostileCases(SEED, Number(values.cases), Number(values.bytes))) if (!only || `${c.shape}-${c.place}`.includes(only)) cases.push({ name: `${c.shape}-${c.place}-${c.seed}.json${c.gzip ? '.gz' : ''}`, local: '', c });
 
   let worst = valid.peak;
   for (const k of cases) {
@@ -134,10 +136,11 @@ try {
       k.local = join(work, k.name);
       await writeHostileFile(k.local, k.c, ids);
     }
+    const before = rssOf(pid, 'VmRSS');
     const r = await drop(k.local, k.name);
     worst = Math.max(worst, r.peak);
     const err = (r.ack as { error?: { code: string } }).error?.code;
-    console.log(`  ${k.name.padEnd(48)} seed ${String(k.c?.seed ?? '-').padEnd(10)} ${(err ?? String(r.ack.status)).padEnd(28)} peak RSS ${(r.peak / MIB).toFixed(0).padStart(4)} MiB  ${r.seconds.toFixed(1).padStart(6)} s`);
+    console.log(`  ${k.name.padEnd(48)} seed ${String(k.c?.seed ?? '-').padEnd(10)} ${(err ?? String(r.ack.status)).padEnd(28)} RSS ${(before / MIB).toFixed(0).padStart(4)} → peak ${(r.peak / MIB).toFixed(0).padStart(4)} MiB  ${r.seconds.toFixed(1).padStart(6)} s`);
   }
   polling = false;
   await poller;
