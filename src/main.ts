@@ -1,9 +1,18 @@
 #!/usr/bin/env node
 // The `rescued` command line on the process's own arguments, output and exit status.
+import { enableCompileCache } from 'node:module';
+import type { Serve } from './cli/program.ts';
+
+// Node strips the types of every .ts file it loads, and compiles it, on every run: the compile
+// cache keeps both from one run to the next (in the system's temporary folder, or
+// NODE_COMPILE_CACHE), which takes a command's start from about a second to a few hundred ms
+// (issue 28; test/bench/cli.bench.ts). So the modules below are imported after it is on.
+enableCompileCache();
+
 // Every stage's error codes, registered before any command can throw one.
-import './catalogue.ts';
-import { buildProgram, type Serve } from './cli/program.ts';
-import { processIo } from './admin/io.ts';
+await import('./catalogue.ts');
+const { buildProgram } = await import('./cli/program.ts');
+const { processIo } = await import('./admin/io.ts');
 
 // `serve` loads the daemon, and with it every stage, only when it runs.
 const serve: Serve = async (...args) => (await import('./daemon.ts')).serve(...args);

@@ -1,14 +1,16 @@
 // The command groups of `rescued`, one line each, in the order `rescued --help` lists them
-// after serve and migrate: each line loads its module and names the function that adds its
-// commands to the program. docs/development.md, "Adding a CLI command".
-import type { Command } from 'commander';
+// after serve and migrate: the group's name and description as the top-level help shows them,
+// and how to load its module, which is imported only when the group runs (src/cli/lazy.ts).
+// The description is the one the module gives (test/unit/cli/help.test.ts checks both agree).
+// docs/development.md, "Adding a CLI command".
+import type { CommandGroup } from './lazy.ts';
 
-export const COMMANDS: readonly ((program: Command) => void)[] = [
-  (await import('./merchant.ts')).merchantCommands,
-  (await import('./vault.ts')).vaultCommands,
-  (await import('./orders.ts')).orderCommands,
-  (await import('./batches.ts')).batchCommands,
-  (await import('./webhooks.ts')).webhookCommands,
-  (await import('./processor.ts')).processorCommands,
-  (await import('./report.ts')).reportCommand,
+export const COMMANDS: readonly CommandGroup[] = [
+  { name: 'merchant', description: 'onboard and manage merchants', load: async () => (await import('./merchant.ts')).merchantCommands },
+  { name: 'vault', description: 'manage the card vault', load: async () => (await import('./vault.ts')).vaultCommands },
+  { name: 'orders', description: 'inspect, list and find orders', load: async () => (await import('./orders.ts')).orderCommands },
+  { name: 'batches', description: 'batch files: their counts, orders and results, and the progress of one being ingested', load: async () => (await import('./batches.ts')).batchCommands },
+  { name: 'webhooks', description: 'inspect, replay and re-enable webhook deliveries', load: async () => (await import('./webhooks.ts')).webhookCommands },
+  { name: 'processor', description: 'a merchant\'s own gateway accounts, through which its retries are charged', load: async () => (await import('./processor.ts')).processorCommands },
+  { name: 'report', description: 'recovery figures: orders by state, recovered amount and rate (overall, by decline reason, card brand, merchant), attempts per day (done and planned), queue, webhook backlog, batches in progress', load: async () => (await import('./report.ts')).reportCommand },
 ];

@@ -9,6 +9,7 @@ import { bindIo, configFrom, fail, withCore } from './context.ts';
 import type { CliIo, CommandRunner } from '../admin/io.ts';
 import { COMMANDS } from './commands.ts';
 import { commandRunner } from './run.ts';
+import { addLazyGroups } from './lazy.ts';
 
 /**
  * Runs the daemon until it stops, with its exit code: src/daemon.ts's `serve`, which src/main.ts
@@ -52,6 +53,6 @@ export function buildProgram(io: CliIo, serve?: Serve): Command {
     .description('apply the committed database migrations and exit')
     .action(() => withCore(program, async (_core, print) => print('migrations applied')));
 
-  for (const add of COMMANDS) add(program);
+  addLazyGroups(program, COMMANDS);
   return program;
 }

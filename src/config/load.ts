@@ -2,7 +2,7 @@
 // schema defaults and validation → secrets (generated in sandbox) → frozen, typed result.
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigSchema, type Config } from './schema.ts';
 import { ConfigError } from './error.ts';
 import { applyEnv } from './env.ts';
@@ -14,7 +14,10 @@ export type ResolvedConfig = Readonly<Config> & {
   readonly dataDir: string;
 };
 
-const validate = new Ajv({ useDefaults: true, allErrors: false, strict: false }).compile<Config>(ConfigSchema);
+// Compiled on the first load, not when the module is imported: `rescued --help` imports this
+// module and never loads a configuration, and compiling the schema is most of its import time.
+let compiled: ValidateFunction<Config> | undefined;
+const validator = () => (compiled ??= new Ajv({ useDefaults: true, allErrors: false, strict: false }).compile<Config>(ConfigSchema));
 
 function describe(err: ErrorObject): ConfigError {
   const base = err.instancePath.slice(1).replaceAll('/', '.');
@@ -61,6 +64,7 @@ export function loadConfig(opts: LoadOptions = {}): ResolvedConfig {
   const file = opts.configFile ?? env.RESCUED_CONFIG ?? null;
   const raw = file ? readFile(file) : {};
   applyEnv(raw, ConfigSchema, env);
+  const validate = validator();
   if (!validate(raw)) throw describe(validate.errors![0]!);
   const config = raw as Config;
   checkTls(config.http);
