@@ -9,8 +9,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 
 export const PROTOCOL_VERSION = 1;
 
-/** Commands that are never sent to a running daemon: each needs the data folder to itself. */
-export const NEVER_FORWARDED: ReadonlySet<string> = new Set(['serve', 'migrate']);
+export { NEVER_FORWARDED } from './never-forwarded.ts';
 
 /** Beside the PGlite lock file, which says whose the folder is. */
 export function adminSocketPath(dataDir: string): string {

@@ -3,14 +3,16 @@
 // failures to exit codes (78 for configuration, 1 otherwise). Output goes through the
 // program's CliIo, so the same commands run in `rescued`, in tests, and inside the daemon.
 import type { Command } from 'commander';
-import { loadConfig, ConfigError, EXIT_CONFIG, type ResolvedConfig } from '../config/index.ts';
-import { createLogger, type Logger } from '../log.ts';
+// The configuration's schema and the logger are loaded when a command runs, not on import:
+// `rescued --help` needs neither (issue 28: their imports were most of what --help still cost).
+import { ConfigError, EXIT_CONFIG } from '../config/error.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import type { Logger } from '../log.ts';
 import type { Core } from '../core.ts';
 import { RescuedError } from '../errors.ts';
 import { DataDirLockedError } from '../db/lock.ts';
-import { NEVER_FORWARDED } from '../admin/protocol.ts';
+import { NEVER_FORWARDED } from '../admin/never-forwarded.ts';
 import { printerFor, processIo, readText, type CliIo, type Print } from '../admin/io.ts';
-import pino from 'pino';
 
 const ios = new WeakMap<Command, CliIo>();
 
@@ -43,9 +45,11 @@ export function fail(err: unknown, io: CliIo, log?: Logger): number {
   return 1;
 }
 
-export function configFrom(program: Command): ResolvedConfig {
+export async function configFrom(program: Command): Promise<ResolvedConfig> {
   const io = ioOf(program);
-  return io.config ?? loadConfig({ configFile: program.opts<{ config?: string }>().config, env: io.env });
+  if (io.config) return io.config;
+  const { loadConfig } = await import('../config/index.ts');
+  return loadConfig({ configFile: program.opts<{ config?: string }>().config, env: io.env });
 }
 
 /** A file a command names could not be read: one line, the same whether read here or for a daemon. */
@@ -83,7 +87,8 @@ async function ranInDaemon(program: Command, io: CliIo, config: ResolvedConfig):
 }
 
 /** CLI commands log to stderr (stdout is their output) at warn and above unless configured lower. */
-function cliLogger(config: ResolvedConfig, io: CliIo): Logger {
+async function cliLogger(config: ResolvedConfig, io: CliIo): Promise<Logger> {
+  const [{ createLogger }, { default: pino }] = await Promise.all([import('../log.ts'), import('pino')]);
   const level = ['debug', 'trace'].includes(config.log.level) ? config.log.level : 'warn';
   const destination = io === processIo ? pino.destination({ dest: 2, sync: true }) : { write: (line: string) => io.err(line) };
   return createLogger({ level, destination });
@@ -94,8 +99,8 @@ export async function withCore(program: Command, body: (core: Core, print: Print
   let core: Core | undefined;
   let log: Logger | undefined;
   try {
-    const config = configFrom(program);
-    log = cliLogger(config, io);
+    const config = await configFrom(program);
+    log = await cliLogger(config, io);
     if (await ranInDaemon(program, io, config)) return;
     // Loaded on use so that `--help` does not pay for the database drivers.
     const { openCore } = await import('../core.ts');

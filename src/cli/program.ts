@@ -4,7 +4,7 @@
 // commands in-process.
 import { Command } from 'commander';
 import type { ResolvedConfig } from '../config/index.ts';
-import { createLogger, type Logger } from '../log.ts';
+import type { Logger } from '../log.ts';
 import { bindIo, configFrom, fail, withCore } from './context.ts';
 import type { CliIo, CommandRunner } from '../admin/io.ts';
 import { COMMANDS } from './commands.ts';
@@ -33,7 +33,8 @@ export function buildProgram(io: CliIo, serve?: Serve): Command {
       let code: number;
       let log;
       try {
-        const config = configFrom(program);
+        const config = await configFrom(program);
+        const { createLogger } = await import('../log.ts');
         log = createLogger({ level: config.log.level });
         if (!serve) throw new Error('serve is run by src/main.ts, not from this command tree');
         // The daemon runs the commands sent to its CLI socket with this very command tree.

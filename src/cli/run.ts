@@ -1,7 +1,7 @@
 // Runs a command line in this process on a given CliIo: how the daemon runs the commands sent
 // to its CLI socket (src/admin/), with the very command tree of `rescued` itself.
 import { CommanderError, type Command } from 'commander';
-import { NEVER_FORWARDED } from '../admin/protocol.ts';
+import { NEVER_FORWARDED } from '../admin/never-forwarded.ts';
 import type { CliIo, CommandRunner } from '../admin/io.ts';
 
 function commandPath(command: Command): string {
