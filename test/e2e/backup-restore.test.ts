@@ -15,7 +15,8 @@ import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.ts';
 import { runCli } from '../helpers/cli.ts';
 import { key32 } from '../helpers/keys.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
-import { asMerchant, evaluateBody, SOFT } from '../helpers/api.ts';
+import { evaluateBody, SOFT } from '../helpers/api.ts';
+import { merchantClient as client } from '../helpers/merchant-client.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 type Json = Record<string, unknown>;
@@ -105,24 +106,3 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('backup and restore on PostgreSQ
     expect((await second.exited).code).toBe(0);
   });
 });
-
-/** The merchant's API over HTTP, as its servers call it. */
-function client(base: string, creds: Record<string, string>) {
-  let auth: Record<string, string> | undefined;
-  const own = { mid: creds.mid!, siteId: creds.siteId! };
-  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    return { status: res.status, json: (await res.json()) as Json };
-  };
-  return {
-    async call(path: string, body: unknown) {
-      auth ??= { authorization: `Bearer ${(await post('/oauth2/token', { appKey: creds.clientId, appSecret: creds.clientSecret })).json.access_token as string}` };
-      return post(path, asMerchant(body, own), auth);
-    },
-    async tokenize(number: string): Promise<string> {
-      const card = { first_name: 'Jane', last_name: 'Doe', number, verification_value: '123', month: '12', year: '2035' };
-      const tok = await post(`/v1/tokenize?mid=${creds.mid}&environment=${encodeURIComponent(creds.tokenizationKey!)}`, { payment_method: { credit_card: card } });
-      return (tok.json.transaction as { payment_method: { token: string } }).payment_method.token;
-    },
-  };
-}
