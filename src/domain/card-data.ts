@@ -65,6 +65,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 type Field = Array<string | number>;
+/** The walk's path to the value it is at: one array for every walk (the walk is synchronous). */
+const PATH: Field = [];
 const fieldName = (at: Field) => at.reduce<string>((f, s) => (typeof s === 'number' ? `${f}[${s}]` : f ? `${f}.${s}` : s), '');
 
 /** One walk: identifiers holding a card number become errors, every other string is scrubbed. */
@@ -118,7 +120,8 @@ function identifierError(field: string): FieldError {
  */
 export function cardSafeRequest<T>(value: T): { value: T; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const out = walk(value, ROOT, [], errors) as T;
+  PATH.length = 0;
+  const out = walk(value, ROOT, PATH, errors) as T;
   return { value: out, errors };
 }
 

@@ -86,9 +86,11 @@ const ISSUED: readonly (readonly [low: number, high: number, digits: number, len
  * payer could hold.
  */
 export function isIssuedCardNumber(digits: string): boolean {
-  const issued = ISSUED.some(([low, high, n, lengths]) => {
-    const prefix = Number(digits.slice(0, n));
-    return prefix >= low && prefix <= high && lengths.includes(digits.length);
-  });
-  return issued && luhnValid(digits);
+  if (!luhnValid(digits)) return false;
+  for (const [low, high, n, lengths] of ISSUED) {
+    let prefix = 0;
+    for (let i = 0; i < n; i++) prefix = prefix * 10 + (digits.charCodeAt(i) - 48);
+    if (prefix >= low && prefix <= high && lengths.includes(digits.length)) return true;
+  }
+  return false;
 }

@@ -1,5 +1,5 @@
 // Child process of intake.bench.ts: ingests one file the way the daemon does and reports
-// its time and peak RSS, so the figure is the intake's own memory, not the benchmark's.
+// its time, CPU time and peak RSS, so the figures are the intake's own, not the benchmark's.
 import { openDatabase } from '../../src/db/client.ts';
 import { createLogger } from '../../src/log.ts';
 import { createTokenService } from '../../src/auth/tokens.ts';
@@ -28,7 +28,8 @@ const tokens = createTokenService({ signingKeys: { k: input.signingKey }, active
 const ring = keyRingFrom({ k: input.vaultKey }, 'k');
 const cards = vaultCardResolver((tx) => createVault({ db: tx as unknown as Db, ring, fingerprintKey: input.fingerprintKey, mode: 'production' }));
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 const result = await ingestFile({ db, tokens, cards, mode: 'production', log, archiveDir: input.archiveDir }, input.file);
 const seconds = (performance.now() - t0) / 1000;
 await database.close();
-process.stdout.write(`${JSON.stringify({ status: result.status, counts: result.counts, seconds, peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+process.stdout.write(`${JSON.stringify({ status: result.status, counts: result.counts, seconds, peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024), cpu: process.cpuUsage(cpu0) })}\n`);

@@ -47,6 +47,14 @@ describe('quarantine', () => {
     expect(JSON.parse(readFileSync(q.ackPath, 'utf8'))).toMatchObject({ status: 'rejected', input: 'quarantined', error, batchId: null, sha256: q.sha256 });
   });
 
+  it('masks the spellings of the one detector in the copy: dots, runs of spaces, JSON escapes, full-width digits', async () => {
+    const escaped = [...'5555555555554444'].map((d) => `\\u003${d}`).join('');
+    const fullWidth = String.fromCharCode(...[...'6011111111111117'].map((d) => 0xff10 + Number(d)));
+    const spelled = `{"requests":[{"a":"5555.5555.5555.4444","b":"3782  822463  10005","c":"${escaped}","d":"${fullWidth}"}]}`;
+    const q = await quarantineFile(join(root, 'quarantine'), input('spelled.json', Buffer.from(spelled)), error, new Date());
+    expect(readFileSync(q.path!, 'utf8')).toBe('{"requests":[{"a":"555555******4444","b":"378282*****0005","c":"555555******4444","d":"601111******1117"}]}');
+  });
+
   it('removes an unreadable input all the same, with an ack and no copy', async () => {
     const file = input('broken.json.gz', Buffer.from('not gzip at all 4111111111111111'));
     const q = await quarantineFile(join(root, 'quarantine'), file, error, new Date());
