@@ -41,6 +41,12 @@ etc=$root/etc/rescued
 state=$root/var/lib/rescued
 umask 022
 
+# Copying a tree onto itself would delete it first.
+mkdir -p "$opt"
+if [ "$(cd "$opt" && pwd -P)" = "$(cd "$src" && pwd -P)" ]; then
+  echo "install.sh: run it from the checkout of the release to install, not from $opt" >&2; exit 64
+fi
+
 # The system user, unless it exists (a scratch root uses an existing one: the host's
 # /etc/passwd is the only one there is).
 if ! id -u "$user" >/dev/null 2>&1; then

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRole, install, query, startAs, type Install, type PgRole } from '../helpers/install.ts';
+import { CHECKOUT, createRole, install, query, startAs, type Install, type PgRole } from '../helpers/install.ts';
 
 const ADMIN = process.env.TEST_DATABASE_URL;
 const root = process.getuid?.() === 0;
@@ -79,5 +79,20 @@ describe.skipIf(!ADMIN || !root)('install on a server (systemd/install.sh)', () 
       daemon.child.kill('SIGKILL');
     }
     expect(daemon.out()).not.toContain(pg.password);
+  });
+
+  it('run again (an upgrade), keeps the configuration and its secrets', () => {
+    const files = ['etc/rescued/rescued.json', 'etc/rescued/rescued.env'].map((f) => join(inst.root, f));
+    const before = files.map((f) => readFileSync(f, 'utf8'));
+    const again = (script: string) => spawnSync(script, ['--root', inst.root, '--user', inst.user, '--database-url', 'postgres://other@127.0.0.1/other', '--node-modules-from', join(CHECKOUT, 'node_modules')], { encoding: 'utf8' });
+    // From the installed copy it would copy the tree onto itself: refused, nothing touched.
+    const self = again(join(inst.root, 'opt/rescued/systemd/install.sh'));
+    expect(self.status).toBe(64);
+    expect(self.stderr).toContain('run it from the checkout of the release to install');
+    const res = again(join(CHECKOUT, 'systemd/install.sh'));
+    expect(res.status, res.stderr).toBe(0);
+    expect(existsSync(join(inst.root, 'opt/rescued/src/main.ts'))).toBe(true);
+    expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
+    expect(res.stdout + res.stderr).not.toMatch(/[A-Za-z0-9+/]{43}=/); // no secret printed
   });
 });
