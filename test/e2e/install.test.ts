@@ -81,6 +81,15 @@ describe.skipIf(!ADMIN || !root)('install on a server (systemd/install.sh)', () 
     expect(daemon.out()).not.toContain(pg.password);
   });
 
+  it('the CLI runs as the installed user with the installed configuration', async () => {
+    const env = inst.env();
+    const add = startAs(inst, env, ['merchant', 'add', '--name', 'Installed', '--json']);
+    expect(await add.exited, add.out()).toBe(0);
+    const list = startAs(inst, env, ['merchant', 'list']);
+    expect(await list.exited, list.out()).toBe(0);
+    expect(list.out()).toContain('Installed');
+  });
+
   it('run again (an upgrade), keeps the configuration and its secrets', () => {
     const files = ['etc/rescued/rescued.json', 'etc/rescued/rescued.env'].map((f) => join(inst.root, f));
     const before = files.map((f) => readFileSync(f, 'utf8'));
