@@ -8,6 +8,7 @@
 import { sqlState } from './sqlstate.ts';
 import pino, { type Logger, type DestinationStream } from 'pino';
 import { REDACTED, databaseMessage, scrubText, stackFrames, statementName } from './scrub.ts';
+import { prettyDestination } from './log-format.ts';
 
 export type { Logger };
 export { scrubText, scrubUrl } from './scrub.ts';
@@ -97,6 +98,8 @@ function dropLaterComponents(child: Logger): void {
 export interface LogOptions {
   level: string;
   destination?: DestinationStream;
+  /** json (the default): pino's JSON lines; pretty: one readable line per event (src/log-format.ts). */
+  format?: 'json' | 'pretty';
 }
 
 export function createLogger(opts: LogOptions): Logger {
@@ -124,6 +127,11 @@ export function createLogger(opts: LogOptions): Logger {
       // Child bindings skip formatters.log; pino's redaction covers their top-level keys.
       redact: { paths: SECRET_KEY_NAMES.map((k) => `["${k}"]`), censor: REDACTED },
     },
-    opts.destination ?? pino.destination({ dest: 1, sync: false }),
+    destinationFor(opts),
   );
+}
+
+function destinationFor(opts: LogOptions): DestinationStream {
+  const out = opts.destination ?? pino.destination({ dest: 1, sync: false });
+  return opts.format === 'pretty' ? prettyDestination(out) : out;
 }

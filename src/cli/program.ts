@@ -34,8 +34,8 @@ export function buildProgram(io: CliIo, serve?: Serve): Command {
       let log;
       try {
         const config = await configFrom(program);
-        const { createLogger } = await import('../log.ts');
-        log = createLogger({ level: config.log.level });
+        const [{ createLogger }, { resolveLogFormat }] = await Promise.all([import('../log.ts'), import('../log-format.ts')]);
+        log = createLogger({ level: config.log.level, format: resolveLogFormat(config.log.format, process.stdout.isTTY === true) });
         if (!serve) throw new Error('serve is run by src/main.ts, not from this command tree');
         // The daemon runs the commands sent to its CLI socket with this very command tree.
         code = await serve(config, log, { runCommand: commandRunner(buildProgram) });

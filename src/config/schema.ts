@@ -14,6 +14,7 @@ export const ConfigSchema = Type.Object(
     log: Type.Object(
       {
         level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+        format: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto', description: 'auto: one readable line per event when stdout is a terminal, JSON lines otherwise (journald, a pipe); json or pretty: always that' }),
       },
       { additionalProperties: false, default: {} },
     ),

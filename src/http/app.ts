@@ -1,6 +1,6 @@
 // build(deps) → the fastify app of the HTTP side-port. It never listens by itself: the
 // daemon calls listen(), tests use inject().
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import { scrubUrl, type Logger } from '../log.ts';
 import type { TokenService } from '../auth/tokens.ts';
@@ -48,6 +48,8 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes,
     trustProxy: deps.trustProxy,
     return503OnClosing: true,
+    // Fastify logs a request twice (received, completed); the onResponse hook below logs it once.
+    logController: new LogController({ disableRequestLogging: true }),
     // A path fastify's router cannot read (bad percent-encoding, a parameter past its length
     // limit) names no resource; fastify answered these itself, outside the catalogue (400, 414).
     frameworkErrors: (err, _request, reply) => sendError(reply, err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new RescuedError('ERR_HTTP_NOT_FOUND') : new RescuedError('ERR_INTERNAL')),
@@ -61,6 +63,11 @@ export async function build(deps: HttpDeps): Promise<FastifyInstance> {
   bodyBounds(app);
   if (deps.api.docsEnabled) await registerOpenApi(app);
   if (deps.api.metricsEnabled) countRequests(app);
+
+  // One line per request, once it is answered: method, URL (scrubbed), status and time taken.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, url: scrubUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
 
   app.addHook('onRequest', async (_request, reply) => {
     if (deps.isDraining()) return sendError(reply.header('connection', 'close').header('retry-after', '5'), new RescuedError('ERR_HTTP_DRAINING'));
