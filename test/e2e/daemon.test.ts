@@ -48,9 +48,16 @@ describe.each(DB_KINDS)('rescued serve on %s', (kind) => {
     daemon.child.kill('SIGINT');
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(Date.now() - t0).toBeLessThan(5_000);
-    // Every stdout line is JSON, and the secret printed once never reached the log.
-    for (const line of daemon.stdout().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    // stdout is a pipe, not a terminal: every line is JSON (log.format auto), with its
+    // component once, and the secret printed once never reached the log.
+    const lines = daemon.stdout().trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of lines) expect(line.split('"component":').length).toBeLessThanOrEqual(2);
     expect(daemon.stdout()).not.toContain(secret!);
+    // One line per HTTP request, once answered: the two token requests, nothing else about them.
+    const tokenLines = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => typeof e.url === 'string' && e.url.includes('/oauth2/token'));
+    expect(tokenLines).toHaveLength(2);
+    for (const e of tokenLines) expect(e).toMatchObject({ component: 'http', msg: 'request', method: 'POST', status: 200 });
   });
 
   it('keeps its data over a restart and does not create a second demo merchant', async () => {
