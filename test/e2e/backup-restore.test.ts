@@ -1,7 +1,8 @@
-// docs/operations.md's backup and restore, run on PostgreSQL: a merchant with a webhook
+// docs/operations.md's backup and restore, run on both databases: a merchant with a webhook
 // endpoint, a tokenized card and an MIT order written through the CLI and the API; the backup
 // taken as the doc says (pg_dump of the database, a copy of the configuration with its key
-// rings, a tar of the SFTP folder with its host keys); restored into a fresh database and a
+// rings, a tar of the SFTP folder with its host keys; on PGlite a tar of the whole data folder,
+// the daemon stopped); restored into a fresh database and a
 // fresh data folder; and the daemon carrying on there: the order is there and is cancelled,
 // the card decrypts for a new charge, the webhook verifies with the secret printed before the
 // backup, and the SFTP server presents the same host keys.
@@ -10,7 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { createServerDatabase } from '../helpers/db.ts';
+import { DB_KINDS, createServerDatabase, seedPgliteDir } from '../helpers/db.ts';
+import { pgliteDirFor } from '../../src/db/client.ts';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.ts';
 import { runCli } from '../helpers/cli.ts';
 import { key32 } from '../helpers/keys.ts';
@@ -33,7 +35,7 @@ async function httpBase(daemon: RunningDaemon): Promise<string> {
 
 const hostKeysOf = async (daemon: RunningDaemon) => JSON.parse((await daemon.waitFor(/"stage":"sftp".*"hostKeys":(\[[^\]]*\])/))[1]!) as unknown;
 
-describe.skipIf(!process.env.TEST_DATABASE_URL)('backup and restore on PostgreSQL', () => {
+describe.each(DB_KINDS)('backup and restore on %s', (kind) => {
   const drops: Array<() => Promise<void>> = [];
   let receiver: Receiver | undefined;
   afterAll(async () => {
@@ -49,10 +51,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('backup and restore on PostgreSQ
       auth: { signingKeys: { k1: key32() }, activeSigningKeyId: 'k1' },
       vault: { keys: { v1: key32() }, activeKeyId: 'v1', fingerprintKey: key32() },
     }), { mode: 0o600 });
-    const source = await createServerDatabase({ migrated: true });
-    drops.push(source.drop);
     const common = { RESCUED_HTTP_PORT: '0', RESCUED_SFTP_PORT: '0', RESCUED_WEBHOOKS_POLL_INTERVAL_MS: '50' };
-    const before = { ...common, RESCUED_CONFIG: join(etc, 'rescued.json'), RESCUED_DATA_DIR: join(work, 'data'), DATABASE_URL: source.url };
+    const before: NodeJS.ProcessEnv = { ...common, RESCUED_CONFIG: join(etc, 'rescued.json'), RESCUED_DATA_DIR: join(work, 'data') };
+    if (kind === 'postgres') {
+      const source = await createServerDatabase({ migrated: true });
+      drops.push(source.drop);
+      before.DATABASE_URL = source.url;
+    } else {
+      seedPgliteDir(pgliteDirFor(before.RESCUED_DATA_DIR!));
+    }
 
     receiver = await startReceiver(() => 200);
     const add = await runCli(['merchant', 'add', '--name', 'Backup Inc', '--json'], before);
@@ -71,21 +78,25 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('backup and restore on PostgreSQ
     first.child.kill('SIGTERM');
     expect((await first.exited).code).toBe(0);
 
-    // The backup, as docs/operations.md says: the database, the configuration, the SFTP folder.
+    // The backup, as docs/operations.md says: the database (on PGlite, the whole data folder,
+    // the daemon stopped), the configuration, the SFTP folder.
     const backup = join(work, 'backup');
     mkdirSync(backup);
-    run('pg_dump', ['--format=custom', `--file=${join(backup, 'rescued.dump')}`, source.url]);
+    if (kind === 'postgres') run('pg_dump', ['--format=custom', `--file=${join(backup, 'rescued.dump')}`, before.DATABASE_URL!]);
     cpSync(etc, join(backup, 'etc'), { recursive: true });
-    run('tar', ['-C', join(work, 'data'), '-czf', join(backup, 'sftp.tgz'), 'sftp']);
+    run('tar', ['-C', join(work, 'data'), '-czf', join(backup, 'data.tgz'), ...(kind === 'postgres' ? ['sftp'] : ['.'])]);
 
     // The restore: a fresh database and data folder.
-    const target = await createServerDatabase();
-    drops.push(target.drop);
-    run('pg_restore', ['--no-owner', '--no-privileges', '--exit-on-error', `--dbname=${target.url}`, join(backup, 'rescued.dump')]);
     const dataDir = join(work, 'restored');
     mkdirSync(dataDir, { mode: 0o700 });
-    run('tar', ['-C', dataDir, '-xzf', join(backup, 'sftp.tgz')]);
-    const after = { ...common, RESCUED_CONFIG: join(backup, 'etc/rescued.json'), RESCUED_DATA_DIR: dataDir, DATABASE_URL: target.url };
+    run('tar', ['-C', dataDir, '-xzf', join(backup, 'data.tgz')]);
+    const after: NodeJS.ProcessEnv = { ...common, RESCUED_CONFIG: join(backup, 'etc/rescued.json'), RESCUED_DATA_DIR: dataDir };
+    if (kind === 'postgres') {
+      const target = await createServerDatabase();
+      drops.push(target.drop);
+      run('pg_restore', ['--no-owner', '--no-privileges', '--exit-on-error', `--dbname=${target.url}`, join(backup, 'rescued.dump')]);
+      after.DATABASE_URL = target.url;
+    }
 
     const second = startDaemon(after);
     const api2 = client(await httpBase(second), creds);
