@@ -3,7 +3,7 @@
 // works on one chunk while this parses the next: the event loop is given a turn about every
 // millisecond, so the database's answers are taken up while a chunk is being parsed.
 import type { BatchEntry } from '../domain/index.ts';
-import { BatchSyntaxError } from './scanner.ts';
+import { BatchSyntaxError, MAX_TEXT_BYTES } from './scanner.ts';
 import { checkEntry, type EntryContext } from './entries.ts';
 import type { AckWriter } from './ack.ts';
 import type { BatchReader, EntryItem } from './reader.ts';
@@ -27,6 +27,13 @@ export interface EntryRun {
   chunkSize: number;
   signal?: AbortSignal | undefined;
 }
+
+/** An entry with a text no field can hold (scanner.ts, MAX_TEXT_BYTES): not parsed. */
+const LONG_TEXT = {
+  sequenceNumber: null,
+  orderId: null,
+  errors: [{ field: '', code: 'ERR_MODEL_FORMAT', message: `holds a key or value longer than ${MAX_TEXT_BYTES} bytes, which no field of the request model is: the entry was not read` }],
+};
 
 /** JSON.parse refused an entry (the structure around entries is the reader's to check). */
 export class EntrySyntaxError extends BatchSyntaxError {}
@@ -67,6 +74,12 @@ async function parseInto(reader: BatchReader, store: ChunkStore, run: EntryRun, 
     run.signal?.throwIfAborted();
     for (const item of items) {
       counts.entries++;
+      if (item.longText) {
+        budget.release(item.cost);
+        counts.rejected++;
+        await ack.reject(LONG_TEXT, item.index + 1);
+        continue;
+      }
       let raw: unknown;
       try {
         raw = JSON.parse(item.text);

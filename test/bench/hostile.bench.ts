@@ -28,7 +28,10 @@ const SEED = Number(values.seed);
 const MIB = 1024 * 1024;
 const ROOT = join(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'src/main.ts');
-const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').filter((a) => a.startsWith('--'));
+// npm start's command line: its environment assignments (MALLOC_ARENA_MAX=2) and Node flags.
+const START = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+const START_FLAGS = START.filter((a) => a.startsWith('--'));
+const START_ENV = Object.fromEntries(START.slice(0, START.indexOf('node')).map((a) => a.split('=') as [string, string]));
 
 const rssOf = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
@@ -43,8 +46,7 @@ const cleanUp = async () => {
 };
 process.on('SIGINT', () => void cleanUp().then(() => process.exit(130)));
 
-// npm start's environment (MALLOC_ARENA_MAX=2: glibc's arenas otherwise keep freed memory per thread).
-const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MALLOC_ARENA_MAX: '2', DATABASE_URL: db.url, RESCUED_DATA_DIR: join(work, 'data'), RESCUED_HTTP_PORT: '0', RESCUED_SFTP_PORT: '0', RESCUED_SFTP_WATCH_STABILITY_MS: '100', RESCUED_ENGINE_ENABLED: 'false', RESCUED_WEBHOOKS_ENABLED: 'false' };
+const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...START_ENV, DATABASE_URL: db.url, RESCUED_DATA_DIR: join(work, 'data'), RESCUED_HTTP_PORT: '0', RESCUED_SFTP_PORT: '0', RESCUED_SFTP_WATCH_STABILITY_MS: '100', RESCUED_ENGINE_ENABLED: 'false', RESCUED_WEBHOOKS_ENABLED: 'false' };
 const cli = (args: string[]) => {
   const res = spawnSync(process.execPath, [MAIN, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
   if (res.status !== 0) throw new Error(`rescued ${args.join(' ')}: ${res.stderr}`);

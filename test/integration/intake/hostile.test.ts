@@ -17,6 +17,7 @@ import { DEFAULT_LIMITS, type IntakeLimits } from '../../../src/intake/limits.ts
 import { MemoryBudget } from '../../../src/intake/budget.ts';
 import { ACK_BYTES_PER_INPUT_BYTE, ACK_CONSTANT_BYTES } from '../../../src/intake/ack-rejected.ts';
 import { entry } from '../../../samples/generate-batch.ts';
+import { MAX_TEXT_BYTES } from '../../../src/intake/scanner.ts';
 
 const SEED = Number(process.env.HOSTILE_SEED ?? 20261128);
 const MIB = 1024 * 1024;
@@ -135,6 +136,20 @@ describe.each(DB_KINDS)('hostile batch files on %s', (kind) => {
     });
     expect(ack).toMatchObject({ status: 'rejected', input: 'deleted', counts: { entries: 0 } });
     expect(archived(name)).toBe(false);
+  });
+
+  it('an entry with a key or value longer than any field of the model is rejected unread; its neighbours are not', async () => {
+    const { ack } = await ingest('long-text.json', (p) => {
+      const entries = [0, 1, 2].map((i) => entry(i, { entries: 0, ...ids(), cardTokens: ['tok_test_card'], runId: `long-${kind}` }));
+      (entries[0] as Record<string, unknown>)[`k${'k'.repeat(MAX_TEXT_BYTES)}`] = 1;
+      entries[1]!.orderId = 'x'.repeat(MAX_TEXT_BYTES + 1);
+      const text = JSON.stringify({ mid: f().merchant.mid, authorizationToken: `Bearer ${f().accessToken}`, expiryDateUtc: new Date(Date.now() + 7 * 86_400_000).toISOString(), requests: entries });
+      writeFileSync(p, text);
+      return text.length;
+    });
+    expect(ack.counts).toEqual({ entries: 3, accepted: 1, rejected: 2 });
+    expect(ack.rejected[0]).toMatchObject({ sequenceNumber: null, position: 1, orderId: null, errors: [{ code: 'ERR_MODEL_FORMAT', message: expect.stringContaining(`longer than ${MAX_TEXT_BYTES} bytes`) }] });
+    expect(ack.rejected[1]).toMatchObject({ sequenceNumber: null, position: 2, sameErrorsAs: 1 });
   });
 
   it('finding 7: an entry naming another merchant\'s mid or siteId is rejected, its neighbours accepted', async () => {
