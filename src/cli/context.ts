@@ -100,8 +100,9 @@ export async function withCore(program: Command, body: (core: Core, print: Print
   let log: Logger | undefined;
   try {
     const config = await configFrom(program);
-    log = await cliLogger(config, io);
+    // A command a running daemon answers is logged there: the logger is loaded only to run here.
     if (await ranInDaemon(program, io, config)) return;
+    log = await cliLogger(config, io);
     // Loaded on use so that `--help` does not pay for the database drivers.
     const { openCore } = await import('../core.ts');
     core = await openCore(config, log, io.database);

@@ -16,8 +16,9 @@ export type ResolvedConfig = Readonly<Config> & {
 
 // Compiled on the first load, not when the module is imported: `rescued --help` imports this
 // module and never loads a configuration, and compiling the schema is most of its import time.
+// Without ajv's code optimisation passes, which took longer than they saved for one load.
 let compiled: ValidateFunction<Config> | undefined;
-const validator = () => (compiled ??= new Ajv({ useDefaults: true, allErrors: false, strict: false }).compile<Config>(ConfigSchema));
+const validator = () => (compiled ??= new Ajv({ useDefaults: true, allErrors: false, strict: false, code: { optimize: false } }).compile<Config>(ConfigSchema));
 
 function describe(err: ErrorObject): ConfigError {
   const base = err.instancePath.slice(1).replaceAll('/', '.');
