@@ -1,4 +1,4 @@
-// docs/operations.md's upgrade and roll back: today's code started on a PostgreSQL database
+// docs/operations.md's upgrade and roll back, on both databases: today's code started on a database
 // written by a previous commit. No release is tagged yet, so the previous release is PREVIOUS,
 // the last commit before migration 0008_intake_starts: its src/ and samples/ are taken with
 // `git archive` (CI clones the whole history) and run on the checkout's node_modules. The old
@@ -9,12 +9,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServerDatabase } from '../helpers/db.ts';
+import { sql } from 'drizzle-orm';
+import { DB_KINDS, createServerDatabase, silentLog } from '../helpers/db.ts';
+import { openDatabase, pgliteDirFor } from '../../src/db/client.ts';
+import { rowsOf } from '../helpers/webhooks.ts';
 import { cleanEnv, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.ts';
 import { runCli } from '../helpers/cli.ts';
 import { evaluateBody, SOFT } from '../helpers/api.ts';
 import { merchantClient } from '../helpers/merchant-client.ts';
-import { query } from '../helpers/install.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const PREVIOUS = 'feaf8ad^';
@@ -59,19 +61,30 @@ async function withPreviousDaemon(dir: string, env: NodeJS.ProcessEnv, body: (ba
 
 const httpBase = async (daemon: RunningDaemon) => (await daemon.waitFor(/"stage":"http","address":"(http:\/\/[^"]+)"/))[1]!;
 
-describe.skipIf(!process.env.TEST_DATABASE_URL)(`upgrade from ${PREVIOUS} on PostgreSQL`, () => {
+describe.each(DB_KINDS)(`upgrade from ${PREVIOUS} on %s`, (kind) => {
   let drop: (() => Promise<void>) | undefined;
   afterAll(async () => drop?.());
 
   it('today\'s daemon migrates a database of the previous release and carries on; the previous release runs on it again', async () => {
     const old = previousRelease();
-    const db = await createServerDatabase();
-    drop = db.drop;
     // One data folder for both: in sandbox mode it holds the generated vault and signing keys.
-    const env = { DATABASE_URL: db.url, RESCUED_DATA_DIR: tempDir('rescued-upgrade-'), RESCUED_HTTP_PORT: '0', RESCUED_SFTP_ENABLED: 'false' };
-    const applied = () => Number(query(db.url, 'SELECT count(*) FROM drizzle.__drizzle_migrations'));
+    const env: NodeJS.ProcessEnv = { RESCUED_DATA_DIR: tempDir('rescued-upgrade-'), RESCUED_HTTP_PORT: '0', RESCUED_SFTP_ENABLED: 'false' };
+    if (kind === 'postgres') {
+      const db = await createServerDatabase();
+      drop = db.drop;
+      env.DATABASE_URL = db.url;
+    }
+    /** Migrations applied, read with no daemon holding the database. */
+    const applied = async () => {
+      const database = await openDatabase({ url: env.DATABASE_URL ?? '', pgliteDir: pgliteDirFor(env.RESCUED_DATA_DIR!), poolSize: 1, log: silentLog });
+      try {
+        return Number(rowsOf(await database.db.execute(sql`select count(*) as n from drizzle.__drizzle_migrations`))[0]!.n);
+      } finally {
+        await database.close();
+      }
+    };
 
-    expect(previousCli(old, ['migrate'], env).status).toBe(0);
+    // Its first command migrates the new database to its own migrations.
     const add = previousCli(old, ['merchant', 'add', '--name', 'Before Upgrade', '--json'], env);
     expect(add.status, add.stderr).toBe(0);
     const creds = JSON.parse(add.stdout) as Record<string, string>;
@@ -83,13 +96,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(`upgrade from ${PREVIOUS} on Pos
       orderKey = (await api.call('/evaluate', evaluateBody(cardToken, { mit: true }))).json.orderSessionKey as string;
       await waitFor(async () => (await api.call('/v1/outcome', { orderSessionKey: orderKey })).json.status !== 'SUBMITTED', { what: 'the MIT order planned by the previous release' });
     });
-    const before = applied();
-    expect(before).toBeLessThan(JOURNAL.entries.length);
+    expect(await applied()).toBeLessThan(JOURNAL.entries.length);
 
     // Today's code: the rest of the migrations at start, then the old data carries on.
     const daemon = startDaemon(env);
     const api = merchantClient(await httpBase(daemon), creds);
-    expect(applied()).toBe(JOURNAL.entries.length);
     const shown = await runCli(['orders', 'show', orderKey, '--json'], env);
     expect(shown.status, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'PENDING' });
@@ -97,6 +108,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(`upgrade from ${PREVIOUS} on Pos
     expect((await api.call(`/v1/orders/${orderKey}/cancel`, {})).json.status).toBe('CANCELLED');
     daemon.child.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(0);
+    expect(await applied()).toBe(JOURNAL.entries.length);
 
     // Roll back: the previous release starts on the upgraded database and serves its merchant.
     await withPreviousDaemon(old, env, async (base) => {
