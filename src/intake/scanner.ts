@@ -330,10 +330,13 @@ export class BatchScanner {
 
   private text(chunk: Buffer, segStart: number, end: number): string {
     this.keep(chunk.subarray(segStart, end));
-    const bytes = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+    const parts = this.parts;
     this.parts = [];
     this.budget?.release(this.charged);
     this.charged = 0;
+    // An entry with an overlong text is rejected unread: no string is made of it.
+    if (this.capturing === 'entry' && this.longText) return '';
+    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     // toString() turns bytes that are not UTF-8 into U+FFFD: an orderId sent in Latin-1 was
     // stored altered instead of refused. JSON is UTF-8 (RFC 8259 §8.1), as on the HTTP side.
     if (!isUtf8(bytes)) {

@@ -8,6 +8,7 @@
 //   child → parent  { type: 'ready', url, key }
 //   parent → child  { type: 'stats' }  →  child → parent  { type: 'stats', ...FakeStats }
 import { fileURLToPath } from 'node:url';
+import { seeded } from '../helpers/seeded.ts';
 import { startStripeFake, type StripeBehaviour } from '../fakes/stripe/server.ts';
 
 export interface FakeOptions {
@@ -36,17 +37,6 @@ export interface FakeStats {
   cpuSeconds: number;
 }
 
-/** mulberry32: a small seeded generator, so a run's faults can be drawn again. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The behaviours of the first `calls` calls, and how many of each fault they hold. */
 export function script(opts: FakeOptions): { behaviours: StripeBehaviour[]; faults: Record<Fault, number> } {

@@ -2,17 +2,7 @@
 // gives the same numbers), Luhn-valid, written in each spelling people and programs use.
 import { luhnValid } from '../../src/vault/pan.ts';
 
-/** mulberry32: a small seeded generator of numbers in [0, 1). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+
 
 /** A Luhn-valid number of `length` digits starting with `prefix` (random digits otherwise). */
 export function luhnNumber(random: () => number, length: number, prefix = String(1 + Math.floor(random() * 9))): string {

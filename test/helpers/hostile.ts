@@ -8,6 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
 import { entry } from '../../samples/generate-batch.ts';
+import { seeded as random } from './seeded.ts';
 
 export const SHAPES = ['manyKeys', 'longKeys', 'longStrings', 'deepNesting', 'wideArrays', 'manyEntries'] as const;
 export const PLACES = ['header', 'entries', 'additionalFields'] as const;
@@ -23,17 +24,6 @@ export interface HostileCase {
   targetBytes: number;
 }
 
-/** mulberry32: a small, fast, seeded generator (uniform in [0, 1)). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T,>(rnd: () => number, list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
 const between = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));

@@ -16,7 +16,7 @@ import { eq, sql } from 'drizzle-orm';
 import { DB_KINDS } from '../helpers/db.ts';
 import { apiFixture, evaluateBody, type ApiFixture } from '../helpers/api.ts';
 import { cardDataHits } from '../helpers/card-sweep.ts';
-import { seeded } from '../helpers/card-spellings.ts';
+import { seeded } from '../helpers/seeded.ts';
 import { PLANTED_SPELLINGS, plantedJson, plantsFor, valueAt, type Kind, type Plant } from '../helpers/card-injection.ts';
 import { IDENTIFIER_PATHS, CARD_IN_IDENTIFIER } from '../../src/domain/card-data.ts';
 import { createLogger } from '../../src/log.ts';

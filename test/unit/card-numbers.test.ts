@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { findCardNumbers, hasCardNumber, isIssuedCardNumber, maskCardNumbers, maskIdentifier } from '../../src/card-numbers.ts';
 import { luhnValid, maskPan } from '../../src/vault/pan.ts';
-import { seeded, luhnNumber, SPELLINGS, spell } from '../helpers/card-spellings.ts';
+import { luhnNumber, SPELLINGS, spell } from '../helpers/card-spellings.ts';
+import { seeded } from '../helpers/seeded.ts';
 
 const SEED = Number(process.env.RESCUED_TEST_SEED ?? 20261127);
 const REAL = ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '36227206271667', '4222222222222', '6250941006528599016'];

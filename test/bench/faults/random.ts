@@ -1,7 +1,7 @@
 // The campaign's randomness: one seeded generator per trial (derived from the run's seed and
 // the trial's name), so a trial that fails can be run again with the same faults at the same
 // moments (`--seed`, printed at the start).
-import { seeded } from '../gateway-fake.ts';
+import { seeded } from '../../helpers/seeded.ts';
 
 export type Random = () => number;
 

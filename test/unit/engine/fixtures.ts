@@ -1,5 +1,6 @@
 // Shared builders for the planner tests: orders, declines, attempt histories, a seeded PRNG,
 // and a local-calendar reading that does not reuse the planner's own helpers.
+import { seeded } from '../../helpers/seeded.ts';
 import { classifyDecline } from '../../../src/declines/classify.ts';
 import type { DeclineInput } from '../../../src/declines/classify.ts';
 import type { AttemptRecord, PlanInput, PlanOrder } from '../../../src/engine/plan-types.ts';
@@ -42,17 +43,6 @@ export function declinedAt(ms: number, responseCode = '05', adviceCode?: string)
   return adviceCode ? { at: new Date(ms), responseCode, adviceCode, approved: false } : { at: new Date(ms), responseCode, approved: false };
 }
 
-/** mulberry32: a small seeded PRNG, so "random" inputs are the same on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function pick<T>(rand: () => number, items: readonly T[]): T {
   return items[Math.floor(rand() * items.length)] as T;
@@ -77,3 +67,6 @@ export function isLocalPayday(c: ReturnType<typeof localClock>): boolean {
 export function countSince(attempts: readonly AttemptRecord[], fromMs: number, toMs: number, declinesOnly = false): number {
   return attempts.filter((a) => a.at.getTime() > fromMs && a.at.getTime() <= toMs && (!declinesOnly || !a.approved)).length;
 }
+
+/** A seeded generator (test/helpers/seeded.ts), so "random" inputs are the same on every run. */
+export const prng = seeded;
