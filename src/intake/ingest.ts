@@ -168,6 +168,8 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     await run?.progress.abandon();
     await run?.ack.discard();
     if (err instanceof FileHandledElsewhere) throw err;
+    // Gone while this instance was starting on it: another replica took it (and answers it).
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (err as NodeJS.ErrnoException).path === file.path) throw new FileHandledElsewhere(file.name);
     if (!sha256 && reader?.done) sha256 = reader.summary().sha256;
     const rejection = err instanceof FileRejection ? err : err instanceof BatchSyntaxError ? syntaxRejection(err) : err instanceof IntakeLimitError ? limitRejection(err) : undefined;
     if (!rejection) throw err;

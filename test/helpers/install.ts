@@ -3,9 +3,9 @@
 // throwaway system user, and a least-privileged PostgreSQL role and database made by
 // systemd/postgres-setup.sql. Everything is removed by `remove()`, pass or fail.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { waitFor } from './wait.ts';
 
 export const CHECKOUT = join(import.meta.dirname, '../..');
@@ -59,15 +59,36 @@ export interface Install {
   remove(): void;
 }
 
+/**
+ * Lets other users pass through every folder above the checkout (search only, o+x), as they
+ * must to reach its node_modules that the install links; answers how to undo it. A CI clone
+ * may sit in a folder closed to others (mktemp -d makes it 0700).
+ */
+function openPathTo(dir: string): () => void {
+  const opened: Array<[string, number]> = [];
+  for (let d = dir; d !== dirname(d); d = dirname(d)) {
+    const mode = statSync(d).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      chmodSync(d, mode | 0o001);
+      opened.push([d, mode]);
+    }
+  }
+  return () => {
+    for (const [d, mode] of opened) chmodSync(d, mode);
+  };
+}
+
 export function install(databaseUrl: string): Install {
   // Under /tmp itself: the run's own temporary folder (TMPDIR) is closed to other users.
   const root = mkdtempSync('/tmp/rescued-install-');
   chmodSync(root, 0o755); // the daemon's user reaches /opt/rescued through it
   const user = `rsd-${randomBytes(3).toString('hex')}`;
+  const close = openPathTo(join(CHECKOUT, 'node_modules'));
   const res = spawnSync(join(CHECKOUT, 'systemd/install.sh'), ['--root', root, '--user', user, '--database-url', databaseUrl, '--node-modules-from', join(CHECKOUT, 'node_modules')], { encoding: 'utf8' });
   const remove = () => {
     spawnSync('userdel', [user]);
     rmSync(root, { recursive: true, force: true });
+    close();
   };
   if (res.status !== 0) {
     remove();
