@@ -9,7 +9,8 @@ const ed25519 = KEY_TYPES.find((k) => k.type === 'ed25519')!;
 
 describe('host key generation', () => {
   it('throws away a pair ssh2 cannot parse and keeps the next good one', () => {
-    const good = ssh2.utils.generateKeyPairSync('ed25519');
+    // A pair known readable: ssh2's own generator makes an unreadable one about 1 time in 256.
+    const good = readableKeyPair(ed25519);
     // What the bug produces: an OpenSSH public key line whose blob is one byte short.
     const blob = Buffer.from(good.public.split(' ')[1]!, 'base64');
     const broken = { private: good.private, public: `ssh-ed25519 ${blob.subarray(0, blob.length - 1).toString('base64')}` };
