@@ -158,7 +158,9 @@ describe.each(DB_KINDS)('webhook dispatcher on %s', (kind) => {
     const ids = [];
     for (let i = 0; i < 10; i++) ids.push(await orderWithEvent(db(), merchantId));
     const clocks = [countingClock(), countingClock()];
-    for (const c of clocks) dispatcher({ perEndpointConcurrency: 3, clock: c.clock });
+    // The held calls are not given up while the test looks (a 2 s timeout and a retry would
+    // put more than three in flight at the receiver on a slow moment).
+    for (const c of clocks) dispatcher({ perEndpointConcurrency: 3, clock: c.clock, timeoutMs: 120_000 });
     await waitFor(() => receiver.inFlight() === 3, { what: 'three in flight' });
     // Both dispatchers keep claiming; after a whole round of each, none has claimed a fourth.
     await Promise.all(clocks.map((c, i) => aRoundAfter(c, `three in flight (dispatcher ${i + 1})`)));
