@@ -6,6 +6,7 @@
 // (src/main.ts) is warm, as it is for an operator's second command; that first time is shown.
 // Target: p50 ≤ 300 ms, or ≤ 4× node -e 0's p50.
 // `npm run bench -- cli [--runs N]`
+import { waitFor } from '../helpers/wait.ts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -42,10 +43,10 @@ async function daemon(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(process.execPath, [MAIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
-  for (let t = 0; !err.includes('Upload it with'); t += 100) {
-    if (child.exitCode !== null || t > 120_000) throw new Error(`the daemon did not start: ${err.slice(-2000)}`);
-    await sleep(100);
-  }
+  await waitFor(() => {
+    if (child.exitCode !== null) throw new Error(`the daemon did not start: ${err.slice(-2000)}`);
+    return err.includes('Upload it with');
+  }, { what: 'the daemon started', timeoutMs: 120_000, wakeOn: [[child.stderr!, 'data'], [child, 'exit']] });
   return child;
 }
 

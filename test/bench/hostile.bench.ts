@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { createServerDatabase } from '../helpers/db.ts';
 import { hostileCases, writeHostileFile, type FileIds, type HostileCase } from '../helpers/hostile.ts';
 import { writeBatch } from '../../samples/generate-batch.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'hostile'),
@@ -60,11 +61,11 @@ try {
   child = spawn(process.execPath, [...START_FLAGS, MAIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', () => {});
-  const started = Date.now();
-  while (!/"stage":"http","address"/.test(out)) {
-    if (child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`the daemon did not start:\n${out.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 50)); // polling the daemon's output while it starts
-  }
+  const c = child;
+  await waitFor(() => {
+    if (c.exitCode !== null) throw new Error(`the daemon did not start:\n${out.slice(-3000)}`);
+    return /"stage":"http","address"/.test(out);
+  }, { what: 'the daemon started', timeoutMs: 120_000, wakeOn: [[c.stdout!, 'data'], [c, 'exit']] });
   const base = /"stage":"http","address":"(http:\/\/[^"]+)"/.exec(out)![1]!;
   const pid = child.pid!;
   const token = ((await (await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ appKey: m.clientId, appSecret: m.clientSecret }) })).json()) as { access_token: string }).access_token;
