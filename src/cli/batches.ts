@@ -14,6 +14,7 @@ export function batchLine(b: BatchSummary): string {
   if (b.progress) {
     return `${b.batchId}  ${b.fileName}  ingesting ${b.progress.percent}% (${b.progress.decided} of ${b.entries} entries)  started ${b.receivedAt}  ${b.mid}`;
   }
+  if (b.error) return `${b.batchId}  ${b.fileName}  rejected whole: ${b.error.code}  received ${b.receivedAt}  ${b.bytes ?? '?'} bytes  ${b.mid}`;
   const results = b.resultsFile ? 'results written' : 'orders open';
   return `${b.batchId}  ${b.fileName}  ${b.status}  entries ${b.entries}  accepted ${b.accepted}  rejected ${b.rejected}  received ${b.receivedAt}  ${results}  ${b.mid}`;
 }
@@ -25,6 +26,14 @@ export function batchText(b: BatchDetail): string {
       `  status:    being ingested since ${b.receivedAt}`,
       `  progress:  ${b.progress.decided} of ${b.entries} entries (${b.progress.percent}%): accepted ${b.accepted}, rejected ${b.rejected} · updated ${b.progress.updatedAt}`,
       '  orders:    visible when the file is committed',
+    );
+    return lines.join('\n');
+  }
+  if (b.error) {
+    lines.push(
+      `  status:    rejected whole, nothing kept · received ${b.receivedAt} · ${b.bytes ?? '?'} bytes`,
+      `  reason:    ${b.error.code}: ${b.error.message}`,
+      `  ack:       outbound/${b.ackFile}`,
     );
     return lines.join('\n');
   }

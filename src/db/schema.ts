@@ -184,6 +184,16 @@ export const batches = pgTable(
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
     finishedAt: timestamp('finished_at', { withTimezone: true }).notNull().defaultNow(),
     resultsWrittenAt: timestamp('results_written_at', { withTimezone: true }),
+    /**
+     * A file rejected whole (not JSON, a bad header, a wrong mid, a limit, an unsupported
+     * name, set aside): the ack's error code and message, so the listings say why. Null for
+     * a file whose entries were decided one by one. Never card data: the messages name
+     * positions and fields, not values.
+     */
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    /** The file's size as received (bytes), recorded with a whole-file rejection. */
+    fileBytes: bigint('file_bytes', { mode: 'number' }),
   },
   (t) => [
     uniqueIndex('batches_merchant_sha256_uq').on(t.merchantId, t.sha256).where(sql`status <> 'rejected'`),

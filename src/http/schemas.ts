@@ -180,6 +180,13 @@ const batchSummaryProps = {
       { description: 'While the file is being ingested: entries decided so far.' },
     ),
   ),
+  error: Nullable(
+    Type.Object(
+      { code: Type.String({ description: 'The ack\'s error.code (ERR_INTAKE_SYNTAX, ERR_INTAKE_UNAUTHORIZED, ERR_INTAKE_FILE_TYPE, …).' }), message: Type.String() },
+      { description: 'A file rejected whole (status rejected, no entries kept): why, as its ack says. Null otherwise.' },
+    ),
+  ),
+  bytes: Nullable(Type.Integer({ description: 'The file\'s size as received, recorded with a whole-file rejection; null otherwise.' })),
 };
 
 export const BatchListResponseSchema = Type.Object({

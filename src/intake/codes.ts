@@ -20,5 +20,6 @@ export const INTAKE_ERRORS = {
   ERR_INTAKE_TOO_MANY_ENTRIES: { status: 413, retryable: false, message: 'The file has more than intake.maxEntries entries; nothing was kept. Split it into several files.' },
   ERR_INTAKE_MEMORY_BUDGET: { status: 413, retryable: false, message: 'Reading the file would hold more memory than intake.fileMemoryBytes (or intake.memoryBytes for every file together); nothing was kept.' },
   ERR_INTAKE_CRASHED: { status: 500, retryable: false, message: 'The daemon stopped twice while ingesting this file, so it was not ingested a third time; nothing was kept. The operator was alerted and holds a redacted copy.' },
+  ERR_INTAKE_FILE_TYPE: { status: 415, retryable: false, message: 'The file name does not end in .json or .json.gz, the only batch files accepted (JSON, or JSON compressed with gzip); nothing was kept. Send it again under one of those names.' },
   ERR_INTAKE_NOT_DECLINED: { status: 400, retryable: false, message: 'Only declined transactions can be rescued (isDeclined: true).' },
 } as const satisfies Record<string, ErrorSpec>;

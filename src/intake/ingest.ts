@@ -15,6 +15,7 @@ import { validateBatchHeader } from '../domain/index.ts';
 import { findIngestedBatch, insertBatch, updateBatchCounts } from '../db/queries/batches.ts';
 import { claimBatchFile } from '../db/queries/claim-batch-file.ts';
 import { AckWriter, type AckSummary, type FileError } from './ack.ts';
+import { rejectWhole } from './reject.ts';
 import { BatchSyntaxError } from './scanner.ts';
 import { INTAKE_ERRORS } from './codes.ts';
 import { streamEntries } from './pass-two.ts';
@@ -133,6 +134,7 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
   const budget = (deps.budget ?? new MemoryBudget(limits.memoryBytes)).forFile(limits.fileMemoryBytes);
   let sha256 = '';
   let owner: FileRun['owner'] | undefined;
+  let fileBytes: number | undefined;
   const newRun = (refuse: FileRun['refuseIngested'], fileOwner: FileRun['owner']): FileRun => ({
     deps, file, log, receivedAt, now, refuseIngested: refuse, owner: fileOwner,
     ack: new AckWriter(file.outboundDir, file.name, budget),
@@ -142,6 +144,7 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
   let reader: BatchReader | undefined;
   try {
     const placed = await stat(file.path);
+    fileBytes = placed.size;
     const refuse = (tx: Tx, sha: string) => refuseIngested(tx, file, sha, placed.mtime);
     owner = { mid: file.mid, siteIds: await siteIdsOf(deps.db, file.merchantId) };
     run = newRun(refuse, owner);
@@ -173,15 +176,10 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     if (!sha256 && reader?.done) sha256 = reader.summary().sha256;
     const rejection = err instanceof FileRejection ? err : err instanceof BatchSyntaxError ? syntaxRejection(err) : err instanceof IntakeLimitError ? limitRejection(err) : undefined;
     if (!rejection) throw err;
-    const ack = new AckWriter(file.outboundDir, file.name);
-    const summary: AckSummary = { ...base, sha256, batchId: null, finishedAt: now().toISOString(), status: 'rejected', counts: { entries: 0, accepted: 0, rejected: 0 }, input: 'deleted', error: rejection.fileError };
-    await ack.finish(summary);
-    const ackPath = await ack.publish();
-    // A rejected file is removed: the ack holds the diagnosis, the merchant holds the file, and
-    // a file we could not read may carry card numbers we cannot find to protect.
-    await archiveInput(deps.archiveDir, file, { batchId: null, deleteInstead: true });
+    // The ack, the input removed, and a rejected batch row so the listings say why (reject.ts).
+    const rejected = await rejectWhole(deps.db, log, file, rejection.fileError, { sha256, receivedAt, finishedAt: now(), bytes: fileBytes ?? null });
     log.warn({ code: rejection.fileError.code, line: rejection.fileError.line, column: rejection.fileError.column }, 'batch rejected');
-    return { ...summary, ackPath };
+    return rejected;
   } finally {
     budget.close();
   }

@@ -16,6 +16,7 @@ import { INTAKE_ERRORS } from './codes.ts';
 import { FileHandledElsewhere, ingestFile } from './ingest.ts';
 import { progressBoard } from './progress-board.ts';
 import { quarantineFile } from './quarantine.ts';
+import { recordRejection, rejectWhole } from './reject.ts';
 import type { IntakeDeps, IntakeFile } from './types.ts';
 
 export interface RetryPolicy {
@@ -70,8 +71,23 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
       const q = await quarantineFile(opts.quarantineDir, intakeFile, error, receivedAt);
       intakeQuarantined.inc({ reason });
       log.error({ ...fields, mid: file.mid, file: file.name, code: error.code, quarantined: q.path, ack: q.ackPath }, msg);
+      const recorded = recordRejection(deps.db, log, file, { error, sha256: q.sha256, receivedAt, finishedAt: new Date(), bytes: file.size });
+      // With the database unavailable the row waits for it, not the files queued behind this one.
+      if (error.code !== 'ERR_INTAKE_STORAGE_UNAVAILABLE') await recorded;
     } catch (qErr) {
       log.error({ err: qErr, cause: fields.err, mid: file.mid, file: file.name }, 'batch file could not be quarantined; it stays in inbound/ until the next start');
+    }
+  }
+
+  /** A file whose name is not a batch file's: answered, removed and recorded like any file rejected whole. */
+  async function refuseName(file: ReadyFile, intakeFile: IntakeFile, receivedAt: Date, bytes: number): Promise<void> {
+    const error = { code: 'ERR_INTAKE_FILE_TYPE', message: INTAKE_ERRORS.ERR_INTAKE_FILE_TYPE.message };
+    try {
+      const ack = await rejectWhole(deps.db, log, intakeFile, error, { sha256: '', receivedAt, finishedAt: new Date(), bytes });
+      log.warn({ mid: file.mid, file: file.name, code: error.code, ack: ack.ackPath }, 'file rejected: not a batch file name');
+    } catch (err) {
+      // The ack could not be written (a full disk): the file stays, and is offered again at the next start.
+      log.error({ err, mid: file.mid, file: file.name }, 'a file with an unsupported name could not be answered; it stays in inbound/');
     }
   }
 
@@ -89,6 +105,7 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
     const intakeFile: IntakeFile = { merchantId: file.merchantId, mid: file.mid, path: file.path, name: file.name, outboundDir: await opts.outboundFor(file.username) };
     // Where the file's transaction holds the only connection, readers are told so for its
     // whole ingest (progress-board.ts): they answer from memory instead of waiting for it.
+    if (file.unsupported) return await refuseName(file, intakeFile, receivedAt, placed.size);
     const run = () => ingestFile(deps, intakeFile);
     // 'decided': the file has its outcome; 'open': this start ended without one (counted off).
     let end: 'decided' | 'open' | 'unrecorded' = 'unrecorded';

@@ -43,6 +43,8 @@ export function progressSummary(p: ProgressListRow | IngestingFile) {
     ackFile: null,
     resultsFile: null,
     progress: { decided, percent: p.entryCount ? Math.floor((decided * 100) / p.entryCount) : 0, updatedAt: p.updatedAt.toISOString() },
+    error: null,
+    bytes: null,
   };
 }
 
@@ -60,6 +62,9 @@ export function batchSummary(b: BatchListRow) {
     ackFile: ackName(b.fileName),
     resultsFile: b.resultsWrittenAt ? resultsName(b.fileName) : null,
     progress: null,
+    // A file rejected whole: the ack's reason (src/intake/reject.ts).
+    error: b.errorCode ? { code: b.errorCode, message: b.errorMessage ?? '' } : null,
+    bytes: b.fileBytes,
   };
 }
 
@@ -94,6 +99,8 @@ async function storedDetail(db: Db, ref: ReturnType<typeof refOf>, merchantId: s
   const found = await findBatch(db, ref, merchantId);
   if (!found) return null;
   if ('progress' in found) return { ...progressSummary(found.progress), orders: null, recovered: [] };
+  // A file rejected whole has no orders to count.
+  if (found.batch.errorCode) return { ...batchSummary(found.batch), orders: null, recovered: [] };
   return { ...batchSummary(found.batch), ...orderFigures(await batchFigures(db, found.batch.id)) };
 }
 

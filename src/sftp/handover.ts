@@ -5,6 +5,8 @@
 // its path: the watcher re-reporting a published upload, or a merchant renaming a file that
 // was already handed over, is recognised; a new upload under an old name is a new inode.
 // After a restart nothing is remembered, so files still in inbound/ are handed over again.
+// A file whose name is not a batch file's is handed over too, marked `unsupported`: intake
+// answers it with a rejection ack instead of leaving it in inbound/ with no answer.
 import { lstat } from 'node:fs/promises';
 import { basename, relative, sep } from 'node:path';
 import type { Logger } from '../log.ts';
@@ -23,6 +25,12 @@ export interface ReadyFile {
   /** File name (no folder). */
   name: string;
   size: number;
+  /**
+   * The name is not a batch file's (*.json, *.json.gz): intake answers it with a rejection
+   * ack naming the accepted extensions and removes it, rather than leave it in inbound/
+   * unanswered.
+   */
+  unsupported?: boolean;
 }
 
 /**
@@ -115,8 +123,8 @@ export function createHandover(deps: HandoverDeps): Handover {
     }
     const { merchantId, mid } = who;
     if (kind === 'other') {
-      deps.audit('file_ignored', { username, mid, path, bytes: st.size, reason: 'not a batch file name (*.json, *.json.gz)', source });
-      return;
+      deps.audit('handed_over', { username, mid, path, bytes: st.size, reason: 'not a batch file name (*.json, *.json.gz): to be rejected', source });
+      return dispatch({ merchantId, mid, username, path, name, size: st.size, unsupported: true });
     }
     deps.audit('handed_over', { username, mid, path, bytes: st.size, source });
     dispatch({ merchantId, mid, username, path, name, size: st.size });

@@ -27,6 +27,9 @@ const batchColumns = {
   receivedAt: batches.receivedAt,
   finishedAt: batches.finishedAt,
   resultsWrittenAt: batches.resultsWrittenAt,
+  errorCode: batches.errorCode,
+  errorMessage: batches.errorMessage,
+  fileBytes: batches.fileBytes,
   receivedKey,
 };
 

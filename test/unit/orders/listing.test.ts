@@ -61,7 +61,7 @@ describe('batch figures and lines', () => {
   });
 
   it('prints a batch and a file being ingested', () => {
-    const base = { batchId: 'b1', mid: 'm1', fileName: 'f.json', receivedAt: '2026-03-10T00:00:00.000Z', entries: 10, accepted: 8, rejected: 2 };
+    const base = { batchId: 'b1', mid: 'm1', fileName: 'f.json', receivedAt: '2026-03-10T00:00:00.000Z', entries: 10, accepted: 8, rejected: 2, error: null, bytes: null };
     const done = { ...base, status: 'partially_accepted' as const, finishedAt: '2026-03-10T00:00:01.000Z', ackFile: 'f.json.ack.json', resultsFile: 'f.json.results.json', progress: null };
     expect(batchLine(done)).toBe('b1  f.json  partially_accepted  entries 10  accepted 8  rejected 2  received 2026-03-10T00:00:00.000Z  results written  m1');
     const text = batchText({ ...done, orders: { pending: 0, approved: 1, expired: 7, cancelled: 0 }, recovered: [{ currency: 'USD', amount: 1999 }] });
@@ -70,5 +70,8 @@ describe('batch figures and lines', () => {
     const ingesting = { ...base, status: 'ingesting' as const, finishedAt: null, ackFile: null, resultsFile: null, progress: { decided: 10, percent: 100, updatedAt: '2026-03-10T00:00:02.000Z' } };
     expect(batchLine(ingesting)).toBe('b1  f.json  ingesting 100% (10 of 10 entries)  started 2026-03-10T00:00:00.000Z  m1');
     expect(batchText({ ...ingesting, orders: null, recovered: [] })).toContain('progress:  10 of 10 entries (100%): accepted 8, rejected 2');
+    const whole = { ...done, status: 'rejected' as const, entries: 0, accepted: 0, rejected: 0, resultsFile: null, error: { code: 'ERR_INTAKE_FILE_TYPE', message: 'not .json' }, bytes: 12 };
+    expect(batchLine(whole)).toBe('b1  f.json  rejected whole: ERR_INTAKE_FILE_TYPE  received 2026-03-10T00:00:00.000Z  12 bytes  m1');
+    expect(batchText({ ...whole, orders: null, recovered: [] })).toContain('reason:    ERR_INTAKE_FILE_TYPE: not .json');
   });
 });
