@@ -2,13 +2,13 @@
 // `ssh`, `ssh-keygen`) to talk to it. The clients run as child processes with async spawn:
 // a synchronous spawn would block the event loop the server runs on.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigSchema, type Config } from '../../src/config/index.ts';
 import { createLogger } from '../../src/log.ts';
-import { createMerchantService, type MerchantService } from '../../src/merchants/service.ts';
+import { createMerchantService, type MerchantCredentials, type MerchantService } from '../../src/merchants/service.ts';
 import type { ReadyFile } from '../../src/sftp/handover.ts';
 import { startSftp, type SftpStage } from '../../src/sftp/server.ts';
 import { loadHostKeys } from '../../src/sftp/host-keys.ts';
@@ -87,7 +87,7 @@ export interface TestSftp {
   /** The hand-over's "file offered again: not handed over" lines for this path, by source. */
   offeredAgain(path: string): Array<'sftp' | 'watcher'>;
   /** A merchant with an SFTP key and allowed ranges; `dir` holds its key files. */
-  merchant(name: string, cidrs?: string[]): Promise<{ mid: string; login: Login; dir: string }>;
+  merchant(name: string, cidrs?: string[]): Promise<{ mid: string; login: Login; dir: string; creds: MerchantCredentials }>;
   close(): Promise<void>;
 }
 
@@ -105,8 +105,9 @@ async function copyHostKeys(root: string): Promise<void> {
   cpSync(await hostKeys, hostKeyDir(root), { recursive: true, preserveTimestamps: true });
 }
 
-export async function startTestSftp(kind: DbKind, overrides: SftpOverrides = {}, onFileReady?: (f: ReadyFile) => Promise<void> | void): Promise<TestSftp> {
-  const tdb = await freshDatabase(kind);
+/** `database`: serve over this open test database (its owner disposes of it) instead of a fresh one. */
+export async function startTestSftp(kind: DbKind, overrides: SftpOverrides = {}, onFileReady?: (f: ReadyFile) => Promise<void> | void, database?: TestDatabase): Promise<TestSftp> {
+  const tdb = database ?? (await freshDatabase(kind));
   const db = tdb.database.db;
   const merchants = createMerchantService({ db, vault: keyRingFrom({ v1: key32() }, 'v1'), mode: 'sandbox' });
   const lines: Record<string, unknown>[] = [];
@@ -140,11 +141,12 @@ export async function startTestSftp(kind: DbKind, overrides: SftpOverrides = {},
       const dir = tmp('rescued-key-');
       const key = sshKey(dir);
       await merchants.addKey(creds.mid, key.publicText);
-      return { mid: creds.mid, dir, login: { port: stage.port, username: creds.sftpUsername, key: key.privatePath } };
+      return { mid: creds.mid, dir, creds, login: { port: stage.port, username: creds.sftpUsername, key: key.privatePath } };
     },
     async close() {
       await stage.stop();
-      await tdb.dispose();
+      if (!database) await tdb.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -79,13 +79,13 @@ describe.each(DB_KINDS)('SFTP transfers on %s', (kind) => {
     expect(t.ready.filter((f) => f.name.startsWith('big.json')).map((f) => f.name)).toEqual(['big.json']);
   });
 
-  it('a file that is not *.json or *.json.gz is kept but not handed over, with an audit line', async () => {
+  it('a file that is not *.json or *.json.gz is handed over marked unsupported, for intake to answer, with an audit line', async () => {
     const local = join(dir, 'notes.txt');
     writeFileSync(local, 'hello');
     expect((await sftp(login, [`put ${local} inbound/`])).status).toBe(0);
-    await waitFor(() => t.audit().some((l) => l.event === 'file_ignored' && String(l.path).endsWith('notes.txt')), { what: 'notes.txt ignored' });
-    expect(t.ready.some((f) => f.name === 'notes.txt')).toBe(false);
-    expect(existsSync(join(inbound, 'notes.txt'))).toBe(true);
+    await waitFor(() => t.audit().some((l) => l.event === 'handed_over' && String(l.path).endsWith('notes.txt') && /to be rejected/.test(String(l.reason))), { what: 'notes.txt handed over to be rejected' });
+    expect(t.ready.filter((f) => f.name === 'notes.txt').map((f) => f.unsupported)).toEqual([true]);
+    expect(t.ready.filter((f) => f.name !== 'notes.txt').every((f) => !f.unsupported)).toBe(true);
   });
 
   it('a 32 MB upload with 64 requests in flight arrives byte-identical', async () => {
