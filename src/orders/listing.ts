@@ -10,7 +10,7 @@ import { STATUSES } from '../domain/states.ts';
 import type { FieldError } from '../error-types.ts';
 import { RescuedError } from '../errors.ts';
 import type { Db } from '../db/client.ts';
-import { keyOf, listOrders, type OrderKey, type OrderListRow } from '../db/queries/list-orders.ts';
+import { keyOf, listOrders, type OrderKey, type OrderListFilter, type OrderListRow } from '../db/queries/list-orders.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 
 export const MAX_PAGE = 500;
@@ -78,12 +78,12 @@ export interface OrderPage {
  * A page of orders. One more row than asked for is read, so the last page says so itself
  * instead of leaving the caller a page of nothing to fetch.
  */
-export async function orderPage(db: Db, merchantId: string | undefined, q: OrderListQuery): Promise<OrderPage> {
+export async function orderPage(db: Db, merchantId: string | undefined, q: OrderListQuery, extra: Pick<OrderListFilter, 'declines'> = {}): Promise<OrderPage> {
   const inBatch = q.batchId !== undefined;
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, (v) => orderKey(v, inBatch));
   const limit = q.limit ?? DEFAULT_PAGE;
   const since = q.since === undefined ? undefined : new Date(q.since);
-  const rows = await listOrders(db, { merchantId, status: q.status, batchId: q.batchId?.toLowerCase(), since, orderId: q.orderId }, after, limit + 1);
+  const rows = await listOrders(db, { merchantId, status: q.status, batchId: q.batchId?.toLowerCase(), since, orderId: q.orderId, ...extra }, after, limit + 1);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return { orders: page, nextCursor: more ? cursorOf(keyOf(page.at(-1)!, inBatch)) : null };

@@ -14,9 +14,9 @@ import type { DayRow, RecoveryReport } from './schema.ts';
 export type { ReportScope } from './sql/scope.ts';
 
 const DAY_MS = 86_400_000;
-/** Days of attempts shown when no `since` is given, and days of planned attempts ahead. */
-export const DEFAULT_DAYS_BACK = 30;
-export const DAYS_AHEAD = 30;
+/** The fewest days the chart spans (a single day is no chart), and the most days ahead it shows. */
+export const MIN_DAYS = 7;
+export const MAX_DAYS_AHEAD = 366;
 
 /** The statements a report runs, one after the other (onStep counts them). */
 export const REPORT_PARTS = 6;
@@ -51,6 +51,22 @@ export function dayRows(from: Date, to: Date, done: DoneDay[], planned: { day: s
   return { days: [...rows.values()], plannedLater };
 }
 
+/**
+ * The days the attempts chart spans: from `since` (the scope asked for), or else from the first
+ * day with an attempt, to the last day with a planned one — the data it has, not a fixed
+ * window around today (which hid older attempts under "all time" and planned ones a month
+ * out). Today is always in it; at least MIN_DAYS; planned attempts past MAX_DAYS_AHEAD are
+ * counted in `plannedLater`.
+ */
+export function daySpan(since: Date | undefined, now: Date, done: DoneDay[], planned: { day: string }[]): { from: Date; to: Date } {
+  const today = startOfDay(now);
+  const first = done[0] ? new Date(`${done[0].day}T00:00:00Z`) : today;
+  const from = since ? startOfDay(since) : new Date(Math.min(first.getTime(), today.getTime()));
+  const last = planned.at(-1) ? new Date(`${planned.at(-1)!.day}T00:00:00Z`) : today;
+  const latest = Math.min(today.getTime() + MAX_DAYS_AHEAD * DAY_MS, Math.max(last.getTime(), today.getTime()));
+  return { from, to: new Date(Math.max(latest, from.getTime() + (MIN_DAYS - 1) * DAY_MS)) };
+}
+
 export async function recoveryReport(db: Db, opts: ReportOptions): Promise<RecoveryReport> {
   const scope: ReportScope = { merchantId: opts.merchantId, since: opts.since, now: opts.now };
   let done = 0;
@@ -59,16 +75,15 @@ export async function recoveryReport(db: Db, opts: ReportOptions): Promise<Recov
     opts.onStep?.(++done, REPORT_PARTS, name);
     return value;
   };
-  const from = startOfDay(opts.since ?? new Date(opts.now.getTime() - DEFAULT_DAYS_BACK * DAY_MS));
-  const to = startOfDay(new Date(opts.now.getTime() + DAYS_AHEAD * DAY_MS));
   // One after the other: PGlite runs one statement at a time anyway, and on a server the
   // report should not take six pool connections from the real-time calls.
   const rows = await step('orders', orderFigureRows(db, scope));
-  const doneDays = await step('attempts', attemptsDonePerDay(db, scope, from));
+  const doneDays = await step('attempts', attemptsDonePerDay(db, scope, opts.since ?? new Date(0)));
   const plannedDays = await step('planned attempts', attemptsPlannedPerDay(db, scope));
   const queue = await step('queue', queueDepth(db, scope));
   const webhooks = await step('webhooks', webhookBacklog(db, scope));
   const batches = await step('batches', batchesInProgress(db, scope));
+  const { from, to } = daySpan(opts.since, opts.now, doneDays, plannedDays);
   const { days, plannedLater } = dayRows(from, to, doneDays, plannedDays);
   return {
     generatedAt: opts.now.toISOString(),

@@ -9,6 +9,7 @@
 import { and, asc, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { merchants, orders } from '../schema.ts';
+import { declineIn, type DeclineKey } from './decline-keys.ts';
 
 export interface OrderListFilter {
   merchantId?: string | undefined;
@@ -17,6 +18,8 @@ export interface OrderListFilter {
   since?: Date | undefined;
   /** The merchant's own orderId: unique per merchant, so at most one order per merchant. */
   orderId?: string | undefined;
+  /** Only orders whose original decline is one of these (the console's decline-reason filter). */
+  declines?: DeclineKey[] | undefined;
 }
 
 /** Where the previous page ended: its last (created_at, id), or its last sequenceNumber in a batch. */
@@ -65,6 +68,7 @@ function conditions(f: OrderListFilter, after: OrderKey | undefined): SQL[] {
   if (f.batchId) where.push(eq(orders.batchId, f.batchId));
   if (f.status) where.push(eq(orders.status, f.status));
   if (f.since) where.push(gte(orders.createdAt, f.since));
+  if (f.declines) where.push(declineIn(f.declines));
   if (after && 'sequenceNumber' in after) where.push(sql`${orders.sequenceNumber} > ${after.sequenceNumber}`);
   // A row comparison: the index walks on from the key instead of filtering every row before it.
   else if (after) where.push(sql`(${orders.createdAt}, ${orders.id}) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);

@@ -61,8 +61,9 @@ export function page(o: PageOptions): string {
 <body data-page="${o.page}">
 <header class="top">
 <a class="brand" href="/console">rescued console</a>
-${o.signedIn ? html`<form class="lookup" method="get" action="/console/orders"><input name="key" placeholder="orderSessionKey" aria-label="orderSessionKey" size="38"><button>Open order</button></form>
-<form method="post" action="/console/logout"><button class="link">Sign out</button></form>` : ''}
+${o.signedIn ? html`<nav><a href="/console" data-nav="overview">Overview</a><a href="/console/batches" data-nav="batches">Batches</a><a href="/console/orders" data-nav="orders">Orders</a></nav>
+<form class="lookup" method="get" action="/console/orders"><input name="key" placeholder="orderSessionKey or orderId" aria-label="orderSessionKey or orderId" required><button>Open order</button></form>
+<form class="signout" method="post" action="/console/logout"><button class="link">Sign out</button></form>` : ''}
 </header>
 <main>
 ${o.body}

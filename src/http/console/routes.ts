@@ -1,5 +1,5 @@
 // The console's pages and their JSON, all behind the operator credential: the overview (the
-// recovery report), its live part, and an order's page. Read-only: no route changes anything.
+// recovery report), its live part, the orders behind its figures, the batches, and an order's page. Read-only: no route changes anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RescuedError } from '../../errors.ts';
 import { findOrderByKey } from '../../db/queries/order-by-key.ts';
@@ -9,6 +9,10 @@ import { page } from './html.ts';
 import { overviewBody } from './pages/overview.ts';
 import { batchRows, queueRows, webhookRows } from './pages/live.ts';
 import { orderBody } from './pages/order.ts';
+import { lookupBody, ordersBody } from './pages/orders.ts';
+import { batchesBody } from './pages/batches.ts';
+import { orderHref } from './pages/links.ts';
+import { consoleBatches, consoleOrders, lookupOrder, type OrdersQuery } from './orders-list.ts';
 import { orderWebhooks } from './order-webhooks.ts';
 import { liveAnswer, reportAnswer, str, type Query } from './live.ts';
 import { isOperator, type SessionSettings } from './session.ts';
@@ -53,9 +57,23 @@ export function consolePageRoutes(app: FastifyInstance, deps: ConsoleDeps, s: Se
     return reply.header('cache-control', 'no-store').send({ ...live, fragments });
   });
 
-  app.get<{ Querystring: Query }>('/orders', pageGuard, async (request, reply) => {
+  // The orders behind a figure (state, decline reason, batch, in the overview's scope); with
+  // `key` ("Open order"), the order with that orderSessionKey or merchant orderId.
+  app.get<{ Querystring: OrdersQuery }>('/orders', pageGuard, async (request, reply) => {
     const key = str(request.query.key);
-    return reply.code(303).header('location', key ? `/console/orders/${encodeURIComponent(key)}` : '/console').send('');
+    if (key) {
+      const found = await lookupOrder(deps, key, str(request.query.merchant));
+      if (!found) throw new RescuedError('ERR_HTTP_NOT_FOUND', 'No order with this orderSessionKey or orderId.');
+      if ('orderSessionKey' in found) return reply.code(303).header('location', orderHref(found.orderSessionKey)).send('');
+      return sendPage(reply, `Orders ${key}`, 'orders', lookupBody(key, found.page));
+    }
+    const { filter, page: orders } = await consoleOrders(deps, request.query);
+    return sendPage(reply, 'Orders', 'orders', ordersBody(filter, orders));
+  });
+
+  app.get<{ Querystring: Query & { cursor?: unknown } }>('/batches', pageGuard, async (request, reply) => {
+    const { merchant, page: batches } = await consoleBatches(deps, request.query);
+    return sendPage(reply, 'Batches', 'batches', batchesBody(merchant, batches));
   });
 
   app.get<{ Params: { key: string } }>('/orders/:key', pageGuard, async (request, reply) => {

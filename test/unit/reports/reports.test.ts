@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseSince } from '../../../src/reports/since.ts';
 import { majorUnits, plainMajorUnits } from '../../../src/reports/money.ts';
 import { byBrand, byReason, ordersByState, overall, rate } from '../../../src/reports/figures.ts';
-import { dayRows } from '../../../src/reports/recovery.ts';
+import { dayRows, daySpan, MAX_DAYS_AHEAD, MIN_DAYS } from '../../../src/reports/recovery.ts';
+import { seeded } from '../../helpers/seeded.ts';
 import { reportCsv } from '../../../src/reports/render.ts';
 import type { FigureRow } from '../../../src/reports/sql/order-figures.ts';
 import type { RecoveryReport } from '../../../src/reports/schema.ts';
@@ -96,6 +97,33 @@ describe('recovery figures', () => {
       ['2026-11-21', 0, 0, 0, 0],
     ]);
     expect(plannedLater).toBe(5);
+  });
+
+  it('spans the days of the data: the first attempt (or since) to the last planned one, today in it, at least a week', () => {
+    const now = new Date('2026-11-20T12:00:00Z');
+    const day = (offset: number) => new Date(now.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+    const rand = seeded(8);
+    for (let i = 0; i < 200; i++) {
+      const offsets = (n: number, lo: number, hi: number) => Array.from({ length: n }, () => lo + Math.floor(rand() * (hi - lo + 1))).sort((a, b) => a - b);
+      const doneAt = offsets(Math.floor(rand() * 4), -400, 0);
+      const plannedAt = offsets(Math.floor(rand() * 4), 0, 500);
+      const since = rand() < 0.3 ? new Date(now.getTime() - Math.floor(rand() * 90) * 86_400_000 - 3_600_000) : undefined;
+      const done = doneAt.filter((o) => !since || day(o) >= since.toISOString().slice(0, 10)).map((o) => ({ day: day(o), done: 1, approved: 0, declined: 1 }));
+      const planned = plannedAt.map((o) => ({ day: day(o), planned: 1 }));
+      const { from, to } = daySpan(since, now, done, planned);
+      const { days, plannedLater } = dayRows(from, to, done, planned);
+      const labels = days.map((d) => d.day);
+      const first = since ? since.toISOString().slice(0, 10) : [day(0), ...done.map((d) => d.day)].sort()[0];
+      expect(labels[0], `case ${i}`).toBe(first);
+      expect(labels).toContain(day(0));
+      expect(days.length).toBeGreaterThanOrEqual(MIN_DAYS);
+      // Every attempt done and planned within a year ahead is on the chart; later ones are counted apart.
+      expect(days.reduce((n, d) => n + d.done, 0)).toBe(done.length);
+      expect(plannedLater).toBe(plannedAt.filter((o) => o > MAX_DAYS_AHEAD).length);
+      expect(days.reduce((n, d) => n + d.planned, 0) + plannedLater).toBe(planned.length);
+      const lastPlanned = plannedLater ? MAX_DAYS_AHEAD : plannedAt.at(-1);
+      if (lastPlanned !== undefined && days.length > MIN_DAYS) expect(labels.at(-1)).toBe(day(Math.max(lastPlanned, 0)));
+    }
   });
 });
 

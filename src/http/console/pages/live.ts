@@ -3,6 +3,7 @@
 // same data attributes, so a test reads either the same way.
 import type { BatchProgress, Queue, WebhookBacklog } from '../../../reports/schema.ts';
 import { count, html, type Html } from '../html.ts';
+import { ordersHref } from './links.ts';
 
 const row = (label: string, key: string, value: string | number | null) => html`<tr><th>${label}</th><td data-figure="${key}">${typeof value === 'number' ? count(value) : (value ?? '–')}</td></tr>`;
 
@@ -16,5 +17,5 @@ export function webhookRows(w: WebhookBacklog): Html {
 
 export function batchRows(batches: BatchProgress[]): Html {
   if (!batches.length) return html`<tr><td colspan="10" class="empty">none</td></tr>`;
-  return html`${batches.map((b) => html`<tr data-batch="${b.batchId}" data-phase="${b.phase}"><th>${b.fileName}</th><td>${b.phase}</td><td>${b.mid}</td><td>${b.receivedAt}</td><td>${count(b.accepted)}</td><td>${count(b.rejected)}</td><td data-cell="final">${count(b.final)}</td><td>${count(b.approved)}</td><td>${count(b.expired)}</td><td><progress max="1" value="${b.progress}" data-cell="progress">${Math.round(b.progress * 100)}%</progress> ${Math.round(b.progress * 100)}%</td></tr>`)}`;
+  return html`${batches.map((b) => html`<tr data-batch="${b.batchId}" data-phase="${b.phase}"><th>${b.phase === 'ingesting' ? b.fileName : html`<a href="${ordersHref({ batch: b.batchId })}" data-link="batch">${b.fileName}</a>`}</th><td>${b.phase}</td><td>${b.mid}</td><td>${b.receivedAt}</td><td>${count(b.accepted)}</td><td>${count(b.rejected)}</td><td data-cell="final">${count(b.final)}</td><td>${count(b.approved)}</td><td>${count(b.expired)}</td><td><progress max="1" value="${b.progress}" data-cell="progress">${Math.round(b.progress * 100)}%</progress> ${Math.round(b.progress * 100)}%</td></tr>`)}`;
 }
