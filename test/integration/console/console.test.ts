@@ -124,8 +124,8 @@ describe.each(DB_KINDS)('console on %s', (kind) => {
       await page.waitForSelector('#chart-days[data-rendered="true"]');
       const labels = (await attr(page, '#chart-days', 'data-labels')) as string[];
       const expectedDay = (i: number) => labels.map((day) => Object.entries(EXPECTED.days).find(([o]) => dayAt(Number(o)) === day)?.[1][i] ?? 0);
-      // The data it has: from the first attempt (5 days back) to the last planned one (2 days ahead).
-      expect(labels).toEqual(Array.from({ length: 8 }, (_x, i) => dayAt(i - 5)));
+      // The data it has: from the first attempt (100 days back) to the last planned one (2 days ahead).
+      expect(labels).toEqual(Array.from({ length: 103 }, (_x, i) => dayAt(i - 100)));
       expect(await attr(page, '#chart-days', 'data-plotted')).toEqual([expectedDay(0), expectedDay(1), expectedDay(3)]);
       expect(await pixels(page, 'chart-days', [59, 110, 165])).toBeGreaterThan(50);
       expect(await pixels(page, 'chart-days', [208, 140, 47])).toBeGreaterThan(50);

@@ -54,10 +54,10 @@ describe.each(DB_KINDS)('recovery report on %s', (kind) => {
 
   it('counts attempts per UTC day, done and planned, with the days between', async () => {
     const r = await recoveryReport(t.tdb.database.db, { now: NOW });
-    // All time: from the first attempt to the last planned one.
-    expect(r.attemptsPerDay.from).toBe(dayAt(-5));
+    // All time: from the first attempt (order 15's, 100 days back) to the last planned one.
+    expect(r.attemptsPerDay.from).toBe(dayAt(-100));
     expect(r.attemptsPerDay.to).toBe(dayAt(2));
-    expect(r.attemptsPerDay.days).toHaveLength(8);
+    expect(r.attemptsPerDay.days).toHaveLength(103);
     const busy = Object.fromEntries(r.attemptsPerDay.days.filter((d) => d.done || d.planned).map((d) => [d.day, [d.done, d.approved, d.declined, d.planned]]));
     expect(busy).toEqual(Object.fromEntries(Object.entries(EXPECTED.days).map(([offset, v]) => [dayAt(Number(offset)), v])));
     expect(r.attemptsPerDay.plannedLater).toBe(0);
@@ -91,6 +91,8 @@ describe.each(DB_KINDS)('recovery report on %s', (kind) => {
     expect(recent.since).toBe(since.toISOString());
     expect(recent.overall).toMatchObject(figures(EXPECTED.overallSince30d));
     expect(recent.attemptsPerDay.from).toBe(dayAt(-30));
+    expect(recent.attemptsPerDay.to).toBe(dayAt(2));
+    expect(recent.attemptsPerDay.days.find((d) => d.day === dayAt(-100))).toBeUndefined();
   });
 
   it('rescued report prints the same figures as JSON, text and CSV, quiet when piped', async () => {
