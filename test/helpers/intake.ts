@@ -100,3 +100,17 @@ export function expandRejected(rows: AckRow[]): Array<AckRow & { errors: NonNull
   const bySeq = new Map(rows.filter((r) => r.errors).map((r) => [r.sequenceNumber, r.errors!]));
   return rows.map((r) => ({ ...r, errors: r.errors ?? bySeq.get(r.sameErrorsAs!)! }));
 }
+
+/**
+ * The valid sample as a batch of this merchant, with fresh orderIds (tagged) and idempotency
+ * keys, and times relative to now (a decline an hour ago, a deadline in a month).
+ */
+export function sampleBatch(o: { mid: string; siteId: string; token: string }, tag: string): Record<string, unknown> & { requests: Array<Record<string, unknown>> } {
+  const text = readFileSync(join(SAMPLES, 'valid.json'), 'utf8')
+    .replaceAll('00000000-0000-4000-8000-000000000000', o.mid).replaceAll(SAMPLE_SITE_ID, o.siteId)
+    .replaceAll('REPLACE_WITH_ACCESS_TOKEN', o.token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', 'tok_test_card')
+    .replace(/"ORD-[a-z]+-/g, `"ORD-${tag}-`).replace(/"idempotencyKey": "[^"]+"/g, () => `"idempotencyKey": "${randomUUID()}"`)
+    .replace(/"timestampUtc": "[^"]+"/g, `"timestampUtc": "${new Date(Date.now() - 3_600_000).toISOString()}"`)
+    .replace(/"expiryDateUtc": "[^"]+"/g, `"expiryDateUtc": "${new Date(Date.now() + 30 * 86_400_000).toISOString()}"`);
+  return JSON.parse(text);
+}

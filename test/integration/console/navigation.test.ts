@@ -5,15 +5,15 @@
 // batches page lists every batch — being ingested, rescuing, finished, and rejected whole by
 // intake with its reason; `?since=` and the selector agree; and no page overflows a 420 px
 // wide screen. No Content-Security-Policy violation or script error anywhere.
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createIngestQueue } from '../../../src/intake/queue.ts';
-import { findMerchantByMid } from '../../../src/db/queries/find-merchant.ts';
+import { findMerchantByMid, siteIdsOf } from '../../../src/db/queries/find-merchant.ts';
 import { DB_KINDS, silentLog } from '../../helpers/db.ts';
-import { tokenPassThrough } from '../../helpers/intake.ts';
+import { sampleBatch, tokenPassThrough } from '../../helpers/intake.ts';
 import { tmp } from '../../helpers/sftp.ts';
 import { EXPECTED } from '../reports/seed.ts';
 import { consoleFixture, type ConsoleFixture } from './fixture.ts';
@@ -42,13 +42,7 @@ describe.each(DB_KINDS)('moving through the console on %s', (kind) => {
     base = `http://127.0.0.1:${(f.app.server.address() as AddressInfo).port}`;
     // Two files rejected whole by intake itself: a name that is not a batch file's, and a file that is not JSON.
     for (const d of ['inbound', 'outbound', 'archive']) mkdirSync(join(dir, d));
-    const queue = createIngestQueue({
-      deps: { db: f.tdb.database.db, tokens: f.tokens, cards: tokenPassThrough, mode: 'sandbox', log: silentLog, archiveDir: join(dir, 'archive') },
-      policy: { maxTries: 1, retryBaseMs: 10, retryMaxMs: 10 },
-      quarantineDir: join(dir, 'quarantine'),
-      outboundFor: async () => join(dir, 'outbound'),
-      log: silentLog,
-    });
+    const queue = intakeQueue();
     const merchant = (await findMerchantByMid(f.tdb.database.db, f.seeded.mids.A))!;
     for (const [name, body, code] of [['orders.csv', 'orderId,amount\n1,10.00\n', 'ERR_INTAKE_FILE_TYPE'], ['broken.json', '{"mid": "x", "requests": [', 'ERR_INTAKE_SYNTAX']] as const) {
       const path = join(dir, 'inbound', name);
@@ -63,6 +57,16 @@ describe.each(DB_KINDS)('moving through the console on %s', (kind) => {
     await f?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  /** Intake's own queue, answering into `dir`/outbound. */
+  const intakeQueue = () =>
+    createIngestQueue({
+      deps: { db: f.tdb.database.db, tokens: f.tokens, cards: tokenPassThrough, mode: 'sandbox', log: silentLog, archiveDir: join(dir, 'archive') },
+      policy: { maxTries: 1, retryBaseMs: 10, retryMaxMs: 10 },
+      quarantineDir: join(dir, 'quarantine'),
+      outboundFor: async () => join(dir, 'outbound'),
+      log: silentLog,
+    });
 
   /** A signed-in page (through the sign-in form) that records CSP violations and script errors. */
   async function signedIn(): Promise<{ context: BrowserContext; page: Page; problems: () => Promise<string[]> }> {
@@ -199,6 +203,38 @@ describe.each(DB_KINDS)('moving through the console on %s', (kind) => {
         expect(box.right, path).toBeLessThanOrEqual(420);
         expect(box.lookup, path).toBeLessThanOrEqual(420);
       }
+      expect(await problems()).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // Last: it adds an order to the data set the tests above count.
+  it('lists every merchant\'s order with the orderId looked up when there are several, each linked', async () => {
+    const db = f.tdb.database.db;
+    const b = (await findMerchantByMid(db, f.seeded.mids.B))!;
+    const token = (await f.tokens.issue({ merchantId: b.id, mid: f.seeded.mids.B, clientId: f.seeded.credsB.clientId })).token;
+    const batch = sampleBatch({ mid: f.seeded.mids.B, siteId: [...(await siteIdsOf(db, b.id))][0]!, token }, 'shared');
+    // Merchant B's own order under the orderId merchant A used for order 5: orderIds are each merchant's own.
+    batch.requests = [{ ...batch.requests[0]!, orderId: f.seeded.orderIds[4]!, sequenceNumber: 1 }];
+    const path = join(dir, 'inbound', 'shared.json');
+    writeFileSync(path, JSON.stringify(batch));
+    const queue = intakeQueue();
+    await queue.onFileReady({ merchantId: b.id, mid: f.seeded.mids.B, username: 'beta', path, name: 'shared.json', size: statSync(path).size });
+    await queue.stop();
+    expect(JSON.parse(readFileSync(join(dir, 'outbound', 'shared.json.ack.json'), 'utf8'))).toMatchObject({ status: 'accepted' });
+
+    const { context, page, problems } = await signedIn();
+    try {
+      await page.fill('form.lookup input[name=key]', f.seeded.orderIds[4]!);
+      await page.click('form.lookup button');
+      await page.waitForURL(/\/console\/orders\?key=/);
+      const rows = await page.locator('#orders tbody tr').evaluateAll((trs) => trs.map((r) => [r.querySelector('td:nth-child(3)')!.textContent, r.getAttribute('data-order')]));
+      expect(rows.map(([mid]) => mid).sort()).toEqual([f.seeded.mids.A, f.seeded.mids.B].sort());
+      expect(rows.map(([, key]) => key)).toContain(f.seeded.keys[4]);
+      // Scoped to a merchant, the orderId is that merchant's one order.
+      await page.goto(`${base}/console/orders?key=${encodeURIComponent(f.seeded.orderIds[4]!)}&merchant=${f.seeded.mids.A}`);
+      expect(page.url()).toBe(`${base}/console/orders/${f.seeded.keys[4]}`);
       expect(await problems()).toEqual([]);
     } finally {
       await context.close();

@@ -14,7 +14,7 @@ import { createIngestQueue, type IngestQueue } from '../../../src/intake/queue.t
 import { DEFAULT_LIMITS } from '../../../src/intake/limits.ts';
 import { userDirs } from '../../../src/sftp/paths.ts';
 import { DB_KINDS, silentLog } from '../../helpers/db.ts';
-import { SAMPLE_SITE_ID, tokenPassThrough } from '../../helpers/intake.ts';
+import { sampleBatch, tokenPassThrough } from '../../helpers/intake.ts';
 import { seeded } from '../../helpers/seeded.ts';
 import { sftp, startTestSftp, tmp, type TestSftp } from '../../helpers/sftp.ts';
 import { runCli } from '../../helpers/cli.ts';
@@ -24,7 +24,6 @@ import { consoleFixture, type ConsoleFixture } from '../console/fixture.ts';
 const PAN = '4111111111111111';
 const SEED = 28;
 const LIMITS = { ...DEFAULT_LIMITS, maxEntries: 4, maxDepth: 8, maxHeaderKeys: 6 };
-const VALID = readFileSync(join(import.meta.dirname, '../../../samples/batches/valid.json'), 'utf8');
 
 interface Ctx { mid: string; siteId: string; token: string; rand: () => number }
 interface Case { name: string; body: Buffer; code: string }
@@ -32,12 +31,7 @@ interface Case { name: string; body: Buffer; code: string }
 const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 const word = (rand: () => number, n: number) => Array.from({ length: n }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(rand() * 26)]).join('');
 
-function validBatch(c: Ctx, tag: string): Record<string, unknown> & { requests: Record<string, unknown>[] } {
-  const text = VALID.replaceAll('00000000-0000-4000-8000-000000000000', c.mid).replaceAll(SAMPLE_SITE_ID, c.siteId)
-    .replaceAll('REPLACE_WITH_ACCESS_TOKEN', c.token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', 'tok_test_card')
-    .replace(/"ORD-[a-z]+-/g, `"ORD-${tag}-`).replace(/"idempotencyKey": "[^"]+"/g, () => `"idempotencyKey": "${randomUUID()}"`);
-  return JSON.parse(text);
-}
+const validBatch = (c: Ctx, tag: string) => sampleBatch(c, tag);
 
 const nest = (depth: number): unknown => (depth === 0 ? 1 : { n: nest(depth - 1) });
 
