@@ -107,7 +107,9 @@ describe.each(DB_KINDS)('batch intake on %s', (kind) => {
     expect(res.error!.line).toBe(lineOfBad);
     expect(res.error!.message).toContain('entry 4');
     expect(await totalOrders()).toBe(before);
-    expect((await f.tdb.database.db.select().from(batches).where(eq(batches.fileName, 'bad-entry.json'))).length).toBe(0);
+    // No batch of orders: only the record of the rejection, with its reason and no entries.
+    const rows = await f.tdb.database.db.select().from(batches).where(eq(batches.fileName, 'bad-entry.json'));
+    expect(rows).toMatchObject([{ status: 'rejected', errorCode: 'ERR_INTAKE_SYNTAX', entryCount: 0, acceptedCount: 0, fileBytes: Buffer.byteLength(f.filled(text)) }]);
   });
 
   it('reads the header after requests, and gzip files', async () => {
