@@ -45,18 +45,19 @@ export async function recordRejection(db: Db, log: Logger, file: Pick<IntakeFile
   }
 }
 
-/** The ack of a file rejected whole, then the input removed (it may hold card numbers), then the row. */
+/** A file rejected whole: its record, its ack, then the input removed (it may hold card numbers). */
 export async function rejectWhole(db: Db, log: Logger, file: IntakeFile & { mid: string }, error: FileError, r: Omit<WholeRejection, 'error'>): Promise<AckSummary & { ackPath: string }> {
   const summary: AckSummary = {
     file: file.name, mid: file.mid, receivedAt: r.receivedAt.toISOString(), sha256: r.sha256, batchId: null,
     finishedAt: r.finishedAt.toISOString(), status: 'rejected', counts: { entries: 0, accepted: 0, rejected: 0 }, input: 'deleted', error,
   };
+  // Recorded first: once the ack is there, the listings already show the rejection.
+  await recordRejection(db, log, file, { ...r, error });
   const ack = new AckWriter(file.outboundDir, file.name);
   await ack.finish(summary);
   const ackPath = await ack.publish();
   // The merchant holds the file and the ack the diagnosis; a file we could not read may carry
   // card numbers we cannot find to protect.
   await rm(file.path, { force: true });
-  await recordRejection(db, log, file, { ...r, error });
   return { ...summary, ackPath };
 }

@@ -131,6 +131,8 @@ describe.each(DB_KINDS)('files rejected whole, uploaded over SFTP, on %s', (kind
       what: 'an ack for every uploaded file',
       detail: () => `outbound: ${readdirSync(outbound).join(', ')}`,
     });
+    // Every file was handed over (each has its ack): the queue's end is the last one's.
+    await queue.stop();
   }, 120_000);
   afterAll(async () => {
     await queue?.stop();
