@@ -5,7 +5,8 @@
 // (its start recorded before its transaction, intake_starts) is set aside instead of read a
 // third time: a file that kills the daemon must not do it again at every start under
 // systemd's Restart=. Setting aside = a redacted copy in the quarantine folder, an ack, an
-// error line and `rescued_intake_quarantined_total` for the operator.
+// error line and `rescued_intake_quarantined_total` for the operator. A file whose name is not
+// a batch file's is answered with a rejection ack and removed, never read (reject.ts).
 import { stat } from 'node:fs/promises';
 import { failureKind, sqlState, type FailureKind } from '../sqlstate.ts';
 import { clearIntakeStarts, endIntakeStart, recordIntakeStart } from '../db/queries/intake-starts.ts';
@@ -103,9 +104,9 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
     const placed = await stat(file.path).catch(() => undefined);
     if (!placed) return void log.info({ mid: file.mid, file: file.name }, 'file removed before its ingest');
     const intakeFile: IntakeFile = { merchantId: file.merchantId, mid: file.mid, path: file.path, name: file.name, outboundDir: await opts.outboundFor(file.username) };
+    if (file.unsupported) return await refuseName(file, intakeFile, receivedAt, placed.size);
     // Where the file's transaction holds the only connection, readers are told so for its
     // whole ingest (progress-board.ts): they answer from memory instead of waiting for it.
-    if (file.unsupported) return await refuseName(file, intakeFile, receivedAt, placed.size);
     const run = () => ingestFile(deps, intakeFile);
     // 'decided': the file has its outcome; 'open': this start ended without one (counted off).
     let end: 'decided' | 'open' | 'unrecorded' = 'unrecorded';

@@ -1,5 +1,6 @@
 // The console's pages and their JSON, all behind the operator credential: the overview (the
-// recovery report), its live part, the orders behind its figures, the batches, and an order's page. Read-only: no route changes anything.
+// recovery report), its live part, the orders behind its figures, every batch, and an order's
+// page. Read-only: no route changes anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RescuedError } from '../../errors.ts';
 import { findOrderByKey } from '../../db/queries/order-by-key.ts';
