@@ -1,6 +1,6 @@
 // The vault's retention rule (PCI DSS 3.2.1: keep cardholder data only as long as it is
-// needed): a stored card that no open order, no recent or unfinished attempt and no recent
-// tokenization needs is deleted, in batches of short transactions. The test is in
+// needed): a stored card that no open or recent order, no recent or unfinished attempt and
+// no recent tokenization needs is deleted, in batches of short transactions. The test is in
 // src/db/queries/purge-cards.ts; the purge (src/retention/) runs it with the other classes.
 import type { Db } from '../db/client.ts';
 import { countUnneededCards, deleteUnneededCards } from '../db/queries/purge-cards.ts';

@@ -1,6 +1,8 @@
 // The vault's retention rule (src/vault/card-retention.ts) as statements: a stored card is
-// needed while an open order names it (orders_open_card_idx), while an attempt on it is
-// in flight or younger than the cut-off (attempts_card_idx: the network rules count a card's
+// needed while an order names it that is open or was created after the cut-off
+// (orders_card_idx: a token used a moment ago may still sit in a process's edge cache, and
+// the networks count each order's decline against the card), while an attempt on it is in
+// flight or younger than the cut-off (attempts_card_idx: the network rules count a card's
 // attempts by its token, so a card deleted and tokenized again would start a new count), or
 // while it was tokenized (or its details updated) after the cut-off: a merchant's stored
 // token waiting for its order. A card none of these needs is deleted.
@@ -13,7 +15,7 @@ const unneeded = (c: SQL, cut: Date) => {
   const at = sql`${cut.toISOString()}::timestamptz`;
   return sql`${c}.updated_at < ${at}
     and not exists (select 1 from orders o where o.merchant_id = ${c}.merchant_id and o.card_token = ${c}.token
-      and o.status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE'))
+      and (o.created_at >= ${at} or o.status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE')))
     and not exists (select 1 from attempts a where a.merchant_id = ${c}.merchant_id and a.card_token = ${c}.token
       and (a.started_at >= ${at} or a.status = 'in_flight'))`;
 };
