@@ -161,6 +161,13 @@ export const cards = pgTable(
     test: boolean('test').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The last time the card was presented (tokenized, or a full number at evaluate or in a
+     * batch), to the day: the retention rule keeps a card presented within retention.cardDays
+     * (src/db/queries/purge-cards.ts). Not `updated_at`, which tells the merchant when the
+     * card's details changed.
+     */
+    lastTokenizedAt: timestamp('last_tokenized_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('cards_merchant_fingerprint_uq').on(t.merchantId, t.fingerprint), index('cards_key_id_idx').on(t.keyId, t.id)],
 );

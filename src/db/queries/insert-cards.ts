@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { cards } from '../schema.ts';
 
-export type CardRow = typeof cards.$inferSelect;
-export type NewCardRow = Omit<typeof cards.$inferInsert, 'id' | 'createdAt' | 'updatedAt'> & { merchantId: string; fingerprint: string; token: string };
+// lastTokenizedAt is the retention rule's alone (schema.ts): nothing else reads it.
+export type CardRow = Omit<typeof cards.$inferSelect, 'lastTokenizedAt'>;
+export type NewCardRow = Omit<typeof cards.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | 'lastTokenizedAt'> & { merchantId: string; fingerprint: string; token: string };
 
 export interface InsertedOrFound {
   row: CardRow;
@@ -52,6 +53,12 @@ export async function insertOrFindCards(db: Db, rows: readonly NewCardRow[]): Pr
       from x
       on conflict (merchant_id, fingerprint) do nothing
       returning id, token, created_at
+    ), seen as (
+      -- A card presented again stays in the vault (the retention rule reads this); written at
+      -- most once a day per card, so tokenizing at every checkout adds no write.
+      update ${cards} c set last_tokenized_at = now()
+      from (select distinct merchant_id::uuid as m, fingerprint as f from x) k
+      where c.merchant_id = k.m and c.fingerprint = k.f and c.last_tokenized_at < now() - interval '1 day'
     )
     select true as "inserted", id, token, null as "merchantId", null as "fingerprint", null as "sealed", null as "keyId", null as "bin",
       null as "last4", null::int2 as "expMonth", null::int2 as "expYear", null as "brand", null::boolean as "test", created_at as "createdAt", created_at as "updatedAt"

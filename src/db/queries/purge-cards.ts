@@ -4,8 +4,9 @@
 // the networks count each order's decline against the card), while an attempt on it is in
 // flight or younger than the cut-off (attempts_card_idx: the network rules count a card's
 // attempts by its token, so a card deleted and tokenized again would start a new count), or
-// while it was tokenized (or its details updated) after the cut-off: a merchant's stored
-// token waiting for its order. A card none of these needs is deleted.
+// while it was presented (tokenized, or its number sent at evaluate or in a batch; recorded
+// to the day) or its details updated after the cut-off: a merchant's stored token waiting
+// for its order. A card none of these needs is deleted.
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
 import { selectRows } from './claim-orders.ts';
@@ -13,7 +14,7 @@ import { uuidList } from './raw-rows.ts';
 
 const unneeded = (c: SQL, cut: Date) => {
   const at = sql`${cut.toISOString()}::timestamptz`;
-  return sql`${c}.updated_at < ${at}
+  return sql`${c}.last_tokenized_at < ${at} and ${c}.updated_at < ${at}
     and not exists (select 1 from orders o where o.merchant_id = ${c}.merchant_id and o.card_token = ${c}.token
       and (o.created_at >= ${at} or o.status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE')))
     and not exists (select 1 from attempts a where a.merchant_id = ${c}.merchant_id and a.card_token = ${c}.token
