@@ -84,16 +84,18 @@ export async function runPurge(deps: PurgeDeps, opts: PurgeOptions): Promise<Pur
   const t = cutoffs(deps.settings, at);
   if (opts.dryRun) {
     await countAll(deps, t);
+    await sweepAllFiles(deps, t, true);
   } else {
     const release = await deps.database.tryLock(PURGE_LOCK);
     if (!release) return undefined;
     try {
       await purgeRows(deps, t, opts);
+      // Under the lock too: replicas share the data root (DESIGN.md §4).
+      if (!opts.shouldStop?.()) await sweepAllFiles(deps, t, false);
     } finally {
       await release();
     }
   }
-  await sweepAllFiles(deps, t, opts.dryRun);
   return { dryRun: opts.dryRun, at: at.toISOString(), classes: t };
 }
 

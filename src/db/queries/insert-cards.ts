@@ -28,6 +28,19 @@ function existing(r: Raw): CardRow {
 }
 
 /**
+ * A card presented again stays in the vault (the retention rule reads last_tokenized_at,
+ * src/db/queries/purge-cards.ts). Written at most once a day per card, in a statement of its
+ * own, only for the cards that need it: tokenizing at every checkout adds no write, and a
+ * new card's insert does no more than before.
+ */
+async function markPresented(db: Db, raw: Raw[]): Promise<void> {
+  const dayAgo = Date.now() - 86_400_000;
+  const stale = raw.filter((r) => r.inserted !== true && date(r.lastTokenizedAt).getTime() < dayAgo).map((r) => String(r.id));
+  if (stale.length === 0) return;
+  await db.execute(sql`update ${cards} set last_tokenized_at = now() where id in (select x::uuid from unnest(${text(stale)}::text[]) as x)`);
+}
+
+/**
  * Inserts the new cards and reads back the ones the merchant already had (same
  * fingerprint), in one statement; a card that appears twice in `rows` is inserted once.
  * Answers per input row, in order; a row is missing only if another transaction inserted
@@ -53,23 +66,20 @@ export async function insertOrFindCards(db: Db, rows: readonly NewCardRow[]): Pr
       from x
       on conflict (merchant_id, fingerprint) do nothing
       returning id, token, created_at
-    ), seen as (
-      -- A card presented again stays in the vault (the retention rule reads this); written at
-      -- most once a day per card, so tokenizing at every checkout adds no write.
-      update ${cards} c set last_tokenized_at = now()
-      from (select distinct merchant_id::uuid as m, fingerprint as f from x) k
-      where c.merchant_id = k.m and c.fingerprint = k.f and c.last_tokenized_at < now() - interval '1 day'
     )
     select true as "inserted", id, token, null as "merchantId", null as "fingerprint", null as "sealed", null as "keyId", null as "bin",
-      null as "last4", null::int2 as "expMonth", null::int2 as "expYear", null as "brand", null::boolean as "test", created_at as "createdAt", created_at as "updatedAt"
+      null as "last4", null::int2 as "expMonth", null::int2 as "expYear", null as "brand", null::boolean as "test", created_at as "createdAt", created_at as "updatedAt",
+      null::timestamptz as "lastTokenizedAt"
     from ins
     union all
     select false, c.id, c.token, c.merchant_id::text, c.fingerprint, c.sealed, c.key_id, c.bin, c.last4, c.exp_month, c.exp_year, c.brand, c.test,
-      c.created_at, c.updated_at
+      c.created_at, c.updated_at, c.last_tokenized_at
     from ${cards} c join (select distinct merchant_id::uuid as m, fingerprint as f from x) k on c.merchant_id = k.m and c.fingerprint = k.f`);
   const byToken = new Map(rows.map((r) => [r.token, r]));
   const found = new Map<string, InsertedOrFound>();
-  for (const r of rowsOf(result)) {
+  const raw = rowsOf(result);
+  await markPresented(db, raw);
+  for (const r of raw) {
     if (r.inserted === true) {
       const sent = byToken.get(String(r.token))!;
       const createdAt = date(r.createdAt);
