@@ -3,7 +3,7 @@
 // outbound/. A file's age runs from the later of its modification and status-change times:
 // an SFTP client may set an old modification time on upload (`put -p`) and the archive keeps
 // it through the rename, but the rename itself sets the status-change time, which nobody sets.
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { opendir, rmdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -45,19 +45,28 @@ export async function sweepFiles(sweep: FileSweep, cut: Date, dryRun: boolean): 
   return result;
 }
 
+const past = (st: Stats, cutMs: number) => Math.max(st.mtimeMs, st.ctimeMs) < cutMs;
+
+async function olderThan(path: string, cutMs: number): Promise<boolean> {
+  const st = await stat(path).catch(() => undefined);
+  return st !== undefined && past(st, cutMs);
+}
+
 async function walk(dir: string, depth: number, sweep: FileSweep, cutMs: number, dryRun: boolean, result: FileResult): Promise<void> {
   for (const e of await entries(dir)) {
     const path = join(dir, e.name);
     if (depth > 0) {
       if (!e.isDirectory() || e.name.startsWith('.')) continue;
       await walk(path, depth - 1, sweep, cutMs, dryRun, result);
-      // A folder emptied here (a day of the archive): removed, unless something arrived meanwhile.
-      if (!dryRun) await rmdir(path).catch(() => undefined);
+      // A folder emptied here (a day of the archive) goes too, if it is itself past the cut:
+      // one intake has just made, to move a file into, is not. rmdir refuses a folder that
+      // is not empty, so a file arriving meanwhile keeps it.
+      if (!dryRun && (await olderThan(path, cutMs))) await rmdir(path).catch(() => undefined);
       continue;
     }
     if (!e.isFile() || !sweep.matches(e.name)) continue;
     const st = await stat(path).catch((err: unknown) => (missing(err) ? undefined : Promise.reject(err)));
-    if (!st || Math.max(st.mtimeMs, st.ctimeMs) >= cutMs) continue;
+    if (!st || !past(st, cutMs)) continue;
     if (!dryRun) {
       try {
         await unlink(path);

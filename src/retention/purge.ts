@@ -130,7 +130,13 @@ async function purgeRows(deps: PurgeDeps, t: Tally, opts: PurgeOptions): Promise
   const db = deps.database.db;
   const limit = deps.settings.batchSize;
   const stop = opts.shouldStop ?? (() => false);
-  // Webhook events first, by merchant (their index), then orders with whatever still names them.
+  // Cards first: the rule reads the orders and attempts that are still there, as the dry run did.
+  const cards = await deleteUnneeded(db, cut(t, 'cards'), limit, async (n) => {
+    if (n > 0) await onBatch('cards', n);
+  }, stop);
+  t.cards.count = cards.deleted;
+  t.cards.batches = cards.batches;
+  // Webhook events by merchant (their index), then orders with whatever still names them.
   const merchants = await merchantIds(db);
   for (const m of merchants) {
     await untilShort(db, limit, stop, async (tx) => {
@@ -154,12 +160,6 @@ async function purgeRows(deps: PurgeDeps, t: Tally, opts: PurgeOptions): Promise
   for (const m of merchants) {
     await untilShort(db, limit, stop, async (tx) => counted(t, 'transmits', await purgeTransmits(tx, m, cut(t, 'transmits'), limit), onBatch));
   }
-  if (stop()) return;
-  const cards = await deleteUnneeded(db, cut(t, 'cards'), limit, async (n) => {
-    if (n > 0) await onBatch('cards', n);
-  });
-  t.cards.count = cards.deleted;
-  t.cards.batches = cards.batches;
   add(t, 'intakeStarts', await purgeIntakeStarts(db, cut(t, 'intakeStarts'), false));
 }
 

@@ -15,7 +15,7 @@ export interface CardPurge {
 export const countCardsToDelete = (db: Db, cut: Date): Promise<number> => countUnneededCards(db, cut);
 
 /** Deletes every card the rule no longer needs; `onBatch` after each transaction. */
-export async function deleteUnneeded(db: Db, cut: Date, batchSize: number, onBatch: (n: number) => void | Promise<void> = () => {}): Promise<CardPurge> {
+export async function deleteUnneeded(db: Db, cut: Date, batchSize: number, onBatch: (n: number) => void | Promise<void> = () => {}, stop: () => boolean = () => false): Promise<CardPurge> {
   let after: string | undefined;
   let deleted = 0;
   let batches = 0;
@@ -26,6 +26,6 @@ export async function deleteUnneeded(db: Db, cut: Date, batchSize: number, onBat
     deleted += res.deleted;
     await onBatch(res.deleted);
     after = res.lastId;
-  } while (after);
+  } while (after && !stop());
   return { deleted, batches };
 }
