@@ -21,7 +21,7 @@ export const FLOORS = [
   ['intake/', 'sftp/', 'webhooks/', 'outbound/'],
   ['processors/'],
   ['engine/'],
-  ['orders/', 'reports/', 'merchants/'],
+  ['orders/', 'reports/', 'merchants/', 'retention/'],
   ['core.ts'],
   ['http/', 'admin/', 'cli/'],
   ['daemon.ts', 'catalogue.ts'],

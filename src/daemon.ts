@@ -23,6 +23,8 @@ import { createIntakeStage } from './intake/stage.ts';
 import { userDirs } from './sftp/paths.ts';
 import { startWebhooksStage } from './webhooks/stage.ts';
 import { startAdminStage } from './admin/server.ts';
+import { startRetentionStage } from './retention/stage.ts';
+import { systemClock } from './clock.ts';
 import type { CommandRunner } from './admin/io.ts';
 
 interface Stage {
@@ -74,6 +76,12 @@ export async function startDaemon(config: ResolvedConfig, log: Logger, opts: Sta
     if (config.webhooks.enabled) {
       const webhooks = startWebhooksStage(core);
       stages.push({ name: 'webhooks', stop: () => webhooks.stop() });
+    }
+    // The purge sweep (docs/operations.md, "Retention"): beside the engine, before the side-port.
+    if (config.retention.enabled) {
+      const retention = startRetentionStage(core, systemClock);
+      stages.push({ name: 'retention', stop: () => retention.stop() });
+      log.info({ stage: 'retention', cron: config.retention.purgeCron }, 'stage started');
     }
     const http = await build({
       log,

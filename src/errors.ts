@@ -52,6 +52,7 @@ export const CORE_ERRORS = {
   ERR_VAULT_TOKEN_UNKNOWN: { status: 422, retryable: false, message: 'The card token is not one of this merchant\'s tokens.' },
   ERR_VAULT_PAYER_EMAIL_REQUIRED: { status: 422, retryable: false, message: 'This sandbox test card requires a specific payer email.' },
   ERR_VAULT_ROTATE_INCOMPLETE: { status: 500, retryable: true, message: 'Some sealed values could not be re-encrypted under the active key.' },
+  ERR_PURGE_BUSY: { status: 409, retryable: true, message: 'Another instance is running the purge; it removes the same data. Try again when it has finished.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 const registered = new Map<string, ErrorSpec>(Object.entries(CORE_ERRORS));

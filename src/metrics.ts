@@ -88,3 +88,23 @@ export const gatewayCircuitOpened = new Counter({
   labelNames: ['type'] as const,
   registers: [registry],
 });
+
+export const purgedTotal = new Counter({
+  name: 'rescued_purged_total',
+  help: 'rows and files removed by the retention purge, by class (orders, attempts, webhookEvents, webhookDeliveries, batches, transmits, cards, intakeStarts, archiveFiles, outboundFiles, quarantineFiles)',
+  labelNames: ['class'] as const,
+  registers: [registry],
+});
+
+export const purgeRuns = new Counter({
+  name: 'rescued_purge_runs_total',
+  help: 'purge runs by result (done; skipped: another instance held the lock; failed)',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+export const purgeLastDone = new Gauge({
+  name: 'rescued_purge_last_done_timestamp_seconds',
+  help: 'when this instance last finished a purge (alert when it is older than a day or two: retention is not being applied)',
+  registers: [registry],
+});

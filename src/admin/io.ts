@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/client.ts';
+import type { Clock } from '../clock.ts';
 
 export interface CliIo {
   /** Read for configuration (RESCUED_*, DATABASE_URL); undefined: the process's own. */
@@ -39,6 +40,11 @@ export interface CliIo {
    * the command leaves it open. Undefined: each command opens and closes its own.
    */
   database?: Database;
+  /**
+   * The time commands count from (the purge's cut-offs); undefined: the system clock. Tests
+   * hand in a ManualClock, as the engine's tests do.
+   */
+  clock?: Clock;
 }
 
 /**

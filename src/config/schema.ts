@@ -169,6 +169,21 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    retention: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true, description: 'run the purge sweep in this instance (replicas take an advisory lock, so one purges at a time); `rescued purge` runs it by hand' }),
+        purgeCron: Type.String({ minLength: 9, default: '0 23 * * * *', description: 'node-cron schedule (with seconds) of the purge sweep; hourly keeps each run small' }),
+        batchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'rows deleted per transaction; each batch is its own short transaction, so the purge never holds a lock for long' }),
+        orderDays: Type.Integer({ minimum: 1, default: 540, description: 'a final order (with its attempts, refunds, processor records and webhook events) and its batch are kept this long after the order finished: the longest window in which a card network accepts a dispute (540 days from processing)' }),
+        cardDays: Type.Integer({ minimum: 1, default: 30, description: 'a stored card no open order needs is deleted once it has not been tokenized, used by an order or charged by an attempt for this long: 30 days is the window of the per-card network limits, which count by card token' }),
+        webhookDays: Type.Integer({ minimum: 1, default: 90, description: 'webhook events and their finished deliveries are kept this long (for replay and the merchant\'s reconciliation); undelivered ones are kept until delivered or dead' }),
+        transmitDays: Type.Integer({ minimum: 1, default: 90, description: 'transmit records are kept this long; the merchant model keeps its counters, so the learning survives the records' }),
+        archiveDays: Type.Integer({ minimum: 1, default: 90, description: 'ingested batch files in <dataDir>/archive are kept this long (by modification time): long enough to answer what a file said while its orders run' }),
+        outboundDays: Type.Integer({ minimum: 1, default: 30, description: 'acknowledgement and results files in each merchant\'s outbound/ are kept this long (by modification time); the merchant collects them within days' }),
+        quarantineDays: Type.Integer({ minimum: 1, default: 30, description: 'redacted files in <dataDir>/quarantine (and the ingest starts of files never ingested) are kept this long, for the operator to look into' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     shutdown: Type.Object(
       {
         drainTimeoutMs: Type.Integer({ minimum: 0, default: 10_000, description: 'how long in-flight work may finish after the first SIGTERM' }),

@@ -32,6 +32,12 @@ export interface Database {
   migrate(): Promise<void>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Takes the advisory lock `key` for work that spans many transactions (the purge), or
+   * answers undefined when another session (another replica, or this process) holds it.
+   * The answer releases it; a session that dies releases it too.
+   */
+  tryLock(key: bigint): Promise<(() => Promise<void>) | undefined>;
   close(): Promise<void>;
 }
 
@@ -104,11 +110,13 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
       ...(opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {}),
     });
     const db = drizzlePglite({ client, schema });
+    const held = new Set<bigint>();
     return {
       db: db as unknown as Db,
       kind: 'pglite',
       migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
       ping: () => ping(db as unknown as Db),
+      tryLock: async (key) => inProcessLock(held, key),
       close: async () => {
         await client.close();
         unlock();
@@ -135,6 +143,35 @@ async function migrateServer(url: string, log: Logger): Promise<void> {
   log.debug('migrations applied');
 }
 
+/**
+ * PGlite is one session in one process (the data folder's lock file keeps others out), and
+ * a session's advisory locks are re-entrant: the lock is this process's own set.
+ */
+function inProcessLock(held: Set<bigint>, key: bigint): (() => Promise<void>) | undefined {
+  if (held.has(key)) return undefined;
+  held.add(key);
+  return async () => void held.delete(key);
+}
+
+/**
+ * A session-level advisory lock on a connection of its own, outside the pool: the work it
+ * guards runs on the pool in short transactions (a pool of one would otherwise wait on
+ * itself), and the lock goes with the connection if the process dies.
+ */
+async function trySessionLock(url: string, key: bigint): Promise<(() => Promise<void>) | undefined> {
+  const target = connectionTarget(url);
+  const conn = postgres(target.url, { max: 1, onnotice: () => {}, connection: { application_name: 'rescued-lock' }, ...(target.path ? { path: target.path } : {}) });
+  try {
+    const [row] = await conn`select pg_try_advisory_lock(${key.toString()}::bigint) as locked`;
+    if (row?.locked === true) return () => conn.end({ timeout: 5 });
+  } catch (err) {
+    await conn.end({ timeout: 5 });
+    throw err;
+  }
+  await conn.end({ timeout: 5 });
+  return undefined;
+}
+
 function openPostgres(opts: DatabaseOptions): Database {
   assertDriverMended();
   const target = connectionTarget(opts.url);
@@ -154,6 +191,7 @@ function openPostgres(opts: DatabaseOptions): Database {
     kind: 'postgres',
     migrate: () => migrateServer(opts.url, opts.log),
     ping: () => ping(db as unknown as Db),
+    tryLock: (key) => trySessionLock(opts.url, key),
     close: () => client.end({ timeout: 5 }),
   };
 }

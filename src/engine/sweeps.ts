@@ -95,13 +95,17 @@ export async function finishBatches(ctx: SweepCtx): Promise<number> {
   });
 }
 
+/** Expired idempotency records and old sandbox answers, STEP of each per transaction. */
 export async function prune(ctx: SweepCtx): Promise<number> {
-  return locked(ctx, LOCKS.prune, 0, async (tx) => {
-    const now = ctx.clock.now();
-    const records = await pruneIdempotencyRecords(tx, now);
-    const calls = await pruneProcessorCalls(tx, new Date(now.getTime() - ctx.processorCallRetentionDays * DAY_MS));
-    return records + calls;
-  });
+  let total = 0;
+  for (;;) {
+    const [records, calls] = await locked(ctx, LOCKS.prune, [0, 0], async (tx) => {
+      const now = ctx.clock.now();
+      return [await pruneIdempotencyRecords(tx, now, STEP), await pruneProcessorCalls(tx, new Date(now.getTime() - ctx.processorCallRetentionDays * DAY_MS), STEP)];
+    });
+    total += records + calls;
+    if (records < STEP && calls < STEP) return total;
+  }
 }
 
 /**

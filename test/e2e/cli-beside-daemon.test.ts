@@ -94,6 +94,18 @@ describe.each(DB_KINDS)('the CLI beside rescued serve on %s', (kind) => {
     expect({ status: spawned.status, stdout: spawned.stdout, stderr: spawned.stderr }).toEqual(beside[0]);
     expect(beside[0]!.stdout).toContain(`order ${orderKey}`);
 
+    // The purge beside the daemon, whose own sweep is scheduled: on PGlite the daemon runs the
+    // command, on PostgreSQL the command connects itself (and takes the purge's lock beside
+    // the daemon's sweep). Nothing is old yet.
+    await daemon.waitFor(/"stage":"retention","cron":"0 23 \* \* \* \*","msg":"stage started"/);
+    const dry = await runCli(['purge', '--dry-run', '--json'], e);
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, classes: { orders: { count: 0 }, cards: { count: 0 }, outboundFiles: { count: 0 } } });
+    const purged = cli(['purge'], e);
+    expect(purged.status, purged.stderr).toBe(0);
+    expect(purged.stdout).toMatch(/^removed, counting back from \S+\nclass +older than +removed\norders +\S+ +0\n/);
+    if (kind === 'pglite') await daemon.waitFor(/"component":"admin","command":"purge","exitCode":0/);
+
     daemon.child.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(0);
     expect(existsSync(adminSocketPath(dataDir))).toBe(false);

@@ -5,6 +5,7 @@ import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli/program.ts';
 import type { CliIo } from '../../src/admin/io.ts';
 import type { Database } from '../../src/db/client.ts';
+import type { Clock } from '../../src/clock.ts';
 import { cleanEnv } from './daemon.ts';
 
 export interface CliResult {
@@ -17,8 +18,9 @@ export interface CliResult {
  * `rescued …args` with `env` as its environment (the test process's RESCUED_* removed).
  * With `database`, the command runs on that open database and leaves it open, as it would
  * on its own connection to the same data. With `stdin`, that is the command's standard input.
+ * With `clock`, the command counts time from it (a ManualClock moved by the test).
  */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv, database?: Database, stdin?: string): Promise<CliResult> {
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, database?: Database, stdin?: string, clock?: Clock): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   let status = 0;
@@ -28,6 +30,7 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv, database?: 
     err: (t) => void (stderr += t),
     setExitCode: (code) => void (status = code),
     database,
+    clock,
     ...(stdin !== undefined ? { stdin: async () => stdin } : {}),
   };
   try {

@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { cards } from '../schema.ts';
 
-export type CardRow = typeof cards.$inferSelect;
-export type NewCardRow = Omit<typeof cards.$inferInsert, 'id' | 'createdAt' | 'updatedAt'> & { merchantId: string; fingerprint: string; token: string };
+// lastTokenizedAt is the retention rule's alone (schema.ts): nothing else reads it.
+export type CardRow = Omit<typeof cards.$inferSelect, 'lastTokenizedAt'>;
+export type NewCardRow = Omit<typeof cards.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | 'lastTokenizedAt'> & { merchantId: string; fingerprint: string; token: string };
 
 export interface InsertedOrFound {
   row: CardRow;
@@ -24,6 +25,19 @@ function existing(r: Raw): CardRow {
     expMonth: Number(r.expMonth), expYear: Number(r.expYear), brand: r.brand === null ? null : String(r.brand),
     test: r.test === true, createdAt: date(r.createdAt), updatedAt: date(r.updatedAt),
   };
+}
+
+/**
+ * A card presented again stays in the vault (the retention rule reads last_tokenized_at,
+ * src/db/queries/purge-cards.ts). Written at most once a day per card, in a statement of its
+ * own, only for the cards that need it: tokenizing at every checkout adds no write, and a
+ * new card's insert does no more than before.
+ */
+async function markPresented(db: Db, raw: Raw[]): Promise<void> {
+  const dayAgo = Date.now() - 86_400_000;
+  const stale = raw.filter((r) => r.inserted !== true && date(r.lastTokenizedAt).getTime() < dayAgo).map((r) => String(r.id));
+  if (stale.length === 0) return;
+  await db.execute(sql`update ${cards} set last_tokenized_at = now() where id in (select x::uuid from unnest(${text(stale)}::text[]) as x)`);
 }
 
 /**
@@ -54,15 +68,18 @@ export async function insertOrFindCards(db: Db, rows: readonly NewCardRow[]): Pr
       returning id, token, created_at
     )
     select true as "inserted", id, token, null as "merchantId", null as "fingerprint", null as "sealed", null as "keyId", null as "bin",
-      null as "last4", null::int2 as "expMonth", null::int2 as "expYear", null as "brand", null::boolean as "test", created_at as "createdAt", created_at as "updatedAt"
+      null as "last4", null::int2 as "expMonth", null::int2 as "expYear", null as "brand", null::boolean as "test", created_at as "createdAt", created_at as "updatedAt",
+      null::timestamptz as "lastTokenizedAt"
     from ins
     union all
     select false, c.id, c.token, c.merchant_id::text, c.fingerprint, c.sealed, c.key_id, c.bin, c.last4, c.exp_month, c.exp_year, c.brand, c.test,
-      c.created_at, c.updated_at
+      c.created_at, c.updated_at, c.last_tokenized_at
     from ${cards} c join (select distinct merchant_id::uuid as m, fingerprint as f from x) k on c.merchant_id = k.m and c.fingerprint = k.f`);
   const byToken = new Map(rows.map((r) => [r.token, r]));
   const found = new Map<string, InsertedOrFound>();
-  for (const r of rowsOf(result)) {
+  const raw = rowsOf(result);
+  await markPresented(db, raw);
+  for (const r of raw) {
     if (r.inserted === true) {
       const sent = byToken.get(String(r.token))!;
       const createdAt = date(r.createdAt);

@@ -27,8 +27,9 @@ export async function insertProcessorCalls(db: Db, rows: NewProcessorCall[]): Pr
   return new Set(inserted.map((r) => r.key));
 }
 
-/** Forgets answers older than `before`; returns how many. */
-export async function pruneProcessorCalls(db: Tx, before: Date): Promise<number> {
-  const rows = await db.delete(processorCalls).where(lt(processorCalls.createdAt, before)).returning({ key: processorCalls.idempotencyKey });
+/** Forgets up to `limit` answers older than `before`; returns how many. */
+export async function pruneProcessorCalls(db: Tx, before: Date, limit: number): Promise<number> {
+  const old = db.select({ key: processorCalls.idempotencyKey }).from(processorCalls).where(lt(processorCalls.createdAt, before)).limit(limit);
+  const rows = await db.delete(processorCalls).where(inArray(processorCalls.idempotencyKey, old)).returning({ key: processorCalls.idempotencyKey });
   return rows.length;
 }

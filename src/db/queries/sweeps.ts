@@ -2,9 +2,8 @@
 // orders_lease_idx, idempotency_records_expires_idx), so its cost follows the rows it
 // changes, not the number of orders. Rows held by a worker are skipped (SKIP LOCKED) and
 // taken by the next run.
-import { lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
-import { idempotencyRecords } from '../schema.ts';
 import { selectRows, toWorkOrder, type WorkOrder } from './claim-orders.ts';
 
 
@@ -60,9 +59,15 @@ export async function reclaimLeases(tx: Tx, now: Date, limit: number): Promise<n
   return rows.length;
 }
 
-export async function pruneIdempotencyRecords(tx: Tx, now: Date): Promise<number> {
-  const rows = await tx.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now)).returning({ key: idempotencyRecords.key });
-  return rows.length;
+/** Up to `limit` expired records, oldest first (idempotency_records_expires_idx). */
+export async function pruneIdempotencyRecords(tx: Tx, now: Date, limit: number): Promise<number> {
+  const [row] = await selectRows(
+    tx,
+    sql`with d as (delete from idempotency_records where (merchant_id, key) in
+      (select merchant_id, key from idempotency_records where expires_at < ${now.toISOString()}::timestamptz order by expires_at limit ${limit}) returning 1)
+    select count(*)::int as n from d`,
+  );
+  return Number(row?.n ?? 0);
 }
 
 export interface UnvoidedApproval {
