@@ -58,11 +58,27 @@ const PRUNE_EVERY_MS = 3_600_000;
 /** Answers recorded per transaction at most. */
 const RECORD_GROUP_MAX = 100;
 
+/**
+ * The network rules: the defaults (rules.ts), the caller's overrides, then the configuration's
+ * keys. A single Visa limit replaces every dated row's, keeping each row's date and counters.
+ */
+export function engineRules(config: Pick<EngineConfig, 'maxAttemptsPerOrder' | 'visaMaxReattemptsPer30Days' | 'visaReattemptLimits' | 'mastercardAttemptLimits'>, over: Rules | undefined): Rules {
+  const base = resolveRules({
+    ...(over ?? {}),
+    maxAttemptsPerOrder: config.maxAttemptsPerOrder,
+    ...(config.visaReattemptLimits ? { visa: { ...(over?.visa ?? {}), reattemptLimits: config.visaReattemptLimits } } : {}),
+  });
+  const mastercard = config.mastercardAttemptLimits ? { ...base.mastercard, attemptLimits: config.mastercardAttemptLimits } : base.mastercard;
+  const single = config.visaMaxReattemptsPer30Days;
+  const visa = single === undefined ? base.visa : { ...base.visa, reattemptLimits: base.visa.reattemptLimits.map((r) => ({ ...r, maxPer30Days: single })) };
+  return { ...base, visa, mastercard };
+}
+
 export function createEngine(deps: EngineDeps): Engine {
   const { db, processor, clock, config } = deps;
   const log = deps.log.child({ component: 'engine' });
   const owner = deps.instanceId ?? `engine-${randomUUID()}`;
-  const rules = resolveRules({ ...(deps.rules ?? {}), maxAttemptsPerOrder: config.maxAttemptsPerOrder, visa: { ...(deps.rules?.visa ?? {}), maxReattemptsPer30Days: config.visaMaxReattemptsPer30Days } });
+  const rules = engineRules(config, deps.rules);
   const testMode = deps.testMode ?? false;
   const models = cachedModels(clock);
   const lifecycle = { rules, testMode, models };

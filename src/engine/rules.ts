@@ -9,19 +9,33 @@ const HOUR_MS = 3_600_000;
 
 export const defaultRules = {
   visa: {
-    // Categories 2–4: 15 reattempts per card per 30 days under the 2021–2025 rule; Visa raised
-    // it to 20 from April 2026 but some acquirers still publish 15, so 15 is the safe default.
-    maxReattemptsPer30Days: 15,
+    // Categories 2–4: reattempts per card (per credential: a network token and its PAN are two
+    // vault cards, two counters) per 30 days, as a dated table: the row in force on the day of
+    // the attempt applies (the first row also before its date). The merchant's original decline
+    // of each order is not a reattempt; its own earlier tries and every rescued attempt are.
+    reattemptLimits: [
+      // From 1 April 2021 (fees phased in July 2021 – April 2022): at most 15, CIT and MIT in one
+      // count. Sources: Stripe, "Payment blocked due to excessive retries"; Payvision scheme
+      // update of 29 March 2021; shared/reference/card-networks.md.
+      { fromUtc: '2021-04-01', maxPer30Days: 15, separateCitMit: false },
+      // From 25 April 2026: at most 20, with separate counters for CIT and MIT. Source:
+      // Checkout.com's notice of March 2026 ("Changes to Visa system integrity fees"). Cielo
+      // dates the raise 25 May 2025 and some acquirers still publish 15: the latest date any
+      // source gives is taken, so no day is counted under the looser rule too early.
+      { fromUtc: '2026-04-25', maxPer30Days: 20, separateCitMit: true },
+    ],
     // Category 1: the issuer will never approve. 'never' stops at once; 'capped' would only
     // count it against the cap (kept for completeness; Visa fines every reattempt).
     category1: 'never',
   },
   mastercard: {
-    // More than 35 attempts on one card at one merchant within 30 days is fined (US since
-    // Nov 2023, Canada since Apr 2024); the amount is ignored, which only makes us stricter.
-    maxAttemptsPer30Days: 35,
-    // More than 20 declines on one card at one merchant within 24 hours is fined (US/Canada).
-    maxDeclinesPer24Hours: 20,
+    // The excessive-attempt programme, as a dated table like Visa's. It counts every
+    // authorization on the card at the merchant: rescued's attempts, each order's original
+    // decline and the merchant's earlier tries. From November 2023 (US; Canada from April
+    // 2024): more than 35 attempts on one card at one merchant within 30 days is fined (the
+    // amount is ignored here, which only makes us stricter), and more than 20 declines within
+    // 24 hours (US/Canada). Source: shared/reference/card-networks.md, "Excessive attempts".
+    attemptLimits: [{ fromUtc: '2023-11-01', maxAttemptsPer30Days: 35, maxDeclinesPer24Hours: 20 }],
     // MAC 01 new account information, 03 do not try again, 04 token requirements not met,
     // 21 payment cancelled: no further attempt on this order (src/declines/mastercard.ts).
     stopAdvice: MASTERCARD_STOP_ADVICE,
@@ -33,10 +47,11 @@ export const defaultRules = {
     // 10 days, src/declines/mastercard.ts).
     adviceDelaysMs: MASTERCARD_ADVICE_DELAYS_MS,
   },
-  // Amex, Discover and others publish no reattempt cap we know of; Visa's is applied so no
-  // brand is retried more freely than the strictest network.
+  // Amex, Discover and others publish no reattempt cap we know of: Visa's older allowance (15
+  // reattempts in 30 days, counted as Visa counts them) is applied, so no brand is retried
+  // more freely than the strictest network ever allowed.
   otherBrands: { maxAttemptsPer30Days: 15 },
-  // Per order: 15 attempts, Visa's allowance per card in 30 days (the strictest network's),
+  // Per order: 15 attempts, Visa's allowance per card in 30 days until April 2026,
   // so a generic decline can spend it across its retry window: the rescue-quality simulation
   // (docs/engine-rescue-quality.md) recovered more with it, at fewer attempts per recovered
   // order than retrying once. Funds declines use fewer by themselves (one try per payday).
@@ -115,6 +130,27 @@ export type Rules = Widen<typeof defaultRules> & {
 };
 
 export type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { readonly [K in keyof T]?: DeepPartial<T[K]> } : T;
+
+export type VisaReattemptLimit = Rules['visa']['reattemptLimits'][number];
+export type MastercardAttemptLimit = Rules['mastercard']['attemptLimits'][number];
+
+/**
+ * The row of a dated table in force at `atMs`: the latest whose day (UTC) has begun; before
+ * the first row's day, the first row (the oldest rule known governs the days before it).
+ */
+export function limitInForce<T extends { readonly fromUtc: string }>(rows: readonly T[], atMs: number): T {
+  let chosen = rows[0];
+  let chosenFrom = -Infinity;
+  for (const row of rows) {
+    const from = Date.parse(`${row.fromUtc}T00:00:00Z`);
+    if (from <= atMs && from >= chosenFrom) {
+      chosen = row;
+      chosenFrom = from;
+    }
+  }
+  if (!chosen) throw new Error('a dated rules table needs at least one row');
+  return chosen;
+}
 
 /**
  * Defaults with overrides laid over them, key by key; arrays and the advice-delay map are

@@ -53,3 +53,44 @@ export async function attemptsOfCards(db: Tx, cards: CardKey[], since: Date, ord
   );
   return rows.map(toAttempt);
 }
+
+/** An order of a card, as the card's windows count it: its original decline and the merchant's earlier tries. */
+export interface CardOrderRow {
+  id: string;
+  merchantId: string;
+  cardToken: string;
+  kind: 'CIT' | 'MIT';
+  cardBrand: string | null;
+  createdAt: Date;
+  /** Null on orders older than the column: created_at stands in. */
+  declinedAt: Date | null;
+  declineCode: string;
+  declineSource: string;
+  declineAdvice: string | null;
+  /** orders.prior_attempts as stored (src/db/prior-attempts.ts decodes it). */
+  priorAttempts: unknown;
+}
+
+/**
+ * Every order of each (merchant, card) in `cards` that came in since `since`: one probe of
+ * orders_card_idx per card, in one statement. An order's original decline and earlier tries
+ * all happened before it came in, so an order older than `since` has none in the window.
+ */
+export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date): Promise<CardOrderRow[]> {
+  if (cards.length === 0) return [];
+  const seen = new Set<string>();
+  const keys = cards.filter((c) => !seen.has(`${c.merchantId}\u0000${c.cardToken}`) && seen.add(`${c.merchantId}\u0000${c.cardToken}`));
+  const rows = await selectRows(
+    db,
+    sql`select o.id, o.merchant_id, o.card_token, o.kind, o.card_brand, o.created_at, o.declined_at, o.decline_code, o.decline_source,
+        o.decline_advice, o.prior_attempts
+      from json_to_recordset(${JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })))}::json) as k(m uuid, t text)
+      join orders o on o.merchant_id = k.m and o.card_token = k.t and o.created_at >= ${since.toISOString()}::timestamptz`,
+  );
+  return rows.map((r) => ({
+    id: r.id as string, merchantId: r.merchant_id as string, cardToken: r.card_token as string, kind: r.kind as CardOrderRow['kind'],
+    cardBrand: (r.card_brand as string | null) ?? null, createdAt: dateOf(r.created_at), declinedAt: dateOrNull(r.declined_at),
+    declineCode: r.decline_code as string, declineSource: r.decline_source as string, declineAdvice: (r.decline_advice as string | null) ?? null,
+    priorAttempts: r.prior_attempts ?? null,
+  }));
+}
