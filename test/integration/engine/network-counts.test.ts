@@ -155,7 +155,7 @@ describe.each(DB_KINDS)('what the networks count, on %s', (kind) => {
     const now = clock.now().getTime();
     const cases = [['30', 10 * D, 2 * D], ['27', 4 * D, 30 * MIN], ['25', D, 20 * H]] as const;
     const ids: string[] = [];
-    for (const [mac, delay, ago] of cases) ids.push(await evaluate(MC, { merchantAdviceCode: mac, timestampUtc: new Date(now - ago).toISOString() }, { m: f.b, expiresInMs: 25 * D }));
+    for (const [mac, , ago] of cases) ids.push(await evaluate(MC, { merchantAdviceCode: mac, timestampUtc: new Date(now - ago).toISOString() }, { m: f.b, expiresInMs: 25 * D }));
     await engine.runOnce();
     for (const [i, [mac, delay, ago]] of cases.entries()) {
       const [o] = await db().select().from(orders).where(eq(orders.id, ids[i]!));
