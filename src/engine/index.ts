@@ -60,18 +60,17 @@ const RECORD_GROUP_MAX = 100;
 
 /**
  * The network rules: the defaults (rules.ts), the caller's overrides, then the configuration's
- * keys. A single Visa limit replaces every dated row's, keeping each row's date and counters.
+ * keys: its dated tables, and a single Visa limit (visaMaxReattemptsPer30Days, 0: none) that
+ * replaces every row's, keeping each row's date and counters.
  */
-export function engineRules(config: Pick<EngineConfig, 'maxAttemptsPerOrder' | 'visaMaxReattemptsPer30Days' | 'visaReattemptLimits' | 'mastercardAttemptLimits'>, over: Rules | undefined): Rules {
-  const base = resolveRules({
-    ...(over ?? {}),
-    maxAttemptsPerOrder: config.maxAttemptsPerOrder,
-    ...(config.visaReattemptLimits ? { visa: { ...(over?.visa ?? {}), reattemptLimits: config.visaReattemptLimits } } : {}),
-  });
-  const mastercard = config.mastercardAttemptLimits ? { ...base.mastercard, attemptLimits: config.mastercardAttemptLimits } : base.mastercard;
-  const single = config.visaMaxReattemptsPer30Days;
-  const visa = single === undefined ? base.visa : { ...base.visa, reattemptLimits: base.visa.reattemptLimits.map((r) => ({ ...r, maxPer30Days: single })) };
-  return { ...base, visa, mastercard };
+type RuleKeys = Pick<EngineConfig, 'maxAttemptsPerOrder'> & Partial<Pick<EngineConfig, 'visaMaxReattemptsPer30Days' | 'visaReattemptLimits' | 'mastercardAttemptLimits'>>;
+
+export function engineRules(config: RuleKeys, over: Rules | undefined): Rules {
+  const base = resolveRules({ ...(over ?? {}), maxAttemptsPerOrder: config.maxAttemptsPerOrder });
+  const single = config.visaMaxReattemptsPer30Days ?? 0;
+  const table = config.visaReattemptLimits ?? base.visa.reattemptLimits;
+  const visa = { ...base.visa, reattemptLimits: single > 0 ? table.map((r) => ({ ...r, maxPer30Days: single })) : table };
+  return { ...base, visa, mastercard: { ...base.mastercard, attemptLimits: config.mastercardAttemptLimits ?? base.mastercard.attemptLimits } };
 }
 
 export function createEngine(deps: EngineDeps): Engine {

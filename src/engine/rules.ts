@@ -4,38 +4,24 @@
 // Sources: shared/reference/card-networks.md (Visa categories, Mastercard MAC and excessive-
 // attempt rules); DESIGN.md §3 (timing).
 import { MASTERCARD_ADVICE_DELAYS_MS, MASTERCARD_STOP_ADVICE } from '../declines/mastercard.ts';
+import { MASTERCARD_ATTEMPT_LIMITS, VISA_REATTEMPT_LIMITS } from '../config/network-limits.ts';
 
 const HOUR_MS = 3_600_000;
 
 export const defaultRules = {
   visa: {
-    // Categories 2–4: reattempts per card (per credential: a network token and its PAN are two
-    // vault cards, two counters) per 30 days, as a dated table: the row in force on the day of
-    // the attempt applies (the first row also before its date). The merchant's original decline
-    // of each order is not a reattempt; its own earlier tries and every rescued attempt are.
-    reattemptLimits: [
-      // From 1 April 2021 (fees phased in July 2021 – April 2022): at most 15, CIT and MIT in one
-      // count. Sources: Stripe, "Payment blocked due to excessive retries"; Payvision scheme
-      // update of 29 March 2021; shared/reference/card-networks.md.
-      { fromUtc: '2021-04-01', maxPer30Days: 15, separateCitMit: false },
-      // From 25 April 2026: at most 20, with separate counters for CIT and MIT. Source:
-      // Checkout.com's notice of March 2026 ("Changes to Visa system integrity fees"). Cielo
-      // dates the raise 25 May 2025 and some acquirers still publish 15: the latest date any
-      // source gives is taken, so no day is counted under the looser rule too early.
-      { fromUtc: '2026-04-25', maxPer30Days: 20, separateCitMit: true },
-    ],
+    // Categories 2–4: reattempts per card and merchant in 30 days, the dated table of
+    // src/config/network-limits.ts (15; 20 with CIT and MIT apart from 25 April 2026).
+    reattemptLimits: VISA_REATTEMPT_LIMITS,
     // Category 1: the issuer will never approve. 'never' stops at once; 'capped' would only
     // count it against the cap (kept for completeness; Visa fines every reattempt).
     category1: 'never',
   },
   mastercard: {
-    // The excessive-attempt programme, as a dated table like Visa's. It counts every
-    // authorization on the card at the merchant: rescued's attempts, each order's original
-    // decline and the merchant's earlier tries. From November 2023 (US; Canada from April
-    // 2024): more than 35 attempts on one card at one merchant within 30 days is fined (the
-    // amount is ignored here, which only makes us stricter), and more than 20 declines within
-    // 24 hours (US/Canada). Source: shared/reference/card-networks.md, "Excessive attempts".
-    attemptLimits: [{ fromUtc: '2023-11-01', maxAttemptsPer30Days: 35, maxDeclinesPer24Hours: 20 }],
+    // The excessive-attempt programme: 35 authorizations in 30 days and 20 declines in 24
+    // hours per card and merchant, originals and the merchant's earlier tries included (the
+    // dated table of src/config/network-limits.ts).
+    attemptLimits: MASTERCARD_ATTEMPT_LIMITS,
     // MAC 01 new account information, 03 do not try again, 04 token requirements not met,
     // 21 payment cancelled: no further attempt on this order (src/declines/mastercard.ts).
     stopAdvice: MASTERCARD_STOP_ADVICE,
