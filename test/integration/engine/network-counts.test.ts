@@ -98,6 +98,24 @@ describe.each(DB_KINDS)('what the networks count, on %s', (kind) => {
   /** The most authorizations in any window of `windowMs` (each window ending at one of them). */
   const busiest = (times: number[], windowMs: number) => Math.max(...times.map((t) => times.filter((u) => u > t - windowMs && u <= t).length));
 
+  it('the OpenAPI document describes both fields of the evaluate request', async () => {
+    const doc = (await f.t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as unknown;
+    // The transaction object of the evaluate body, wherever the document places it.
+    const find = (node: unknown): Obj | undefined => {
+      if (typeof node !== 'object' || node === null) return undefined;
+      const props = (node as Obj).properties as Obj | undefined;
+      if (props?.priorAttempts && props.merchantAdviceCode) return props;
+      for (const v of Object.values(node)) {
+        const found = find(v);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    const tx = find(doc);
+    expect(tx?.merchantAdviceCode).toMatchObject({ type: 'string', format: 'advice-code' });
+    expect(tx?.priorAttempts).toMatchObject({ type: 'array', maxItems: 50, items: { type: 'object', required: ['timestampUtc', 'responseCode'] } });
+  });
+
   it('three orders on one Mastercard in 30 days, each with a soft original decline: never more than 35 authorizations in 30 days', async () => {
     issuer.code = '05';
     const ids = [await evaluate(MC, {}, { expiresInMs: 28 * D })];
