@@ -36,7 +36,7 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
   if (fresh.length === 0) return claimed;
   const byCard = new Map<string, AttemptRow[]>();
   const since = new Date(now.getTime() - CARD_WINDOW_MS);
-  const [cardAttempts, cardOrders] = await Promise.all([attemptsOfCards(ctx.db, fresh.map((c) => c.order), since), ordersOfCards(ctx.db, fresh.map((c) => c.order), since)]);
+  const [cardAttempts, cardOrders] = await Promise.all([attemptsOfCards(ctx.db, fresh.map((c) => c.order), since), ordersOfCards(ctx.db, fresh.map((c) => c.order), since, fresh.map((c) => c.order.id))]);
   const declines = declinesByCard(cardOrders);
   for (const a of cardAttempts) {
     const key = cardOf(a);

@@ -170,7 +170,7 @@ export async function replanHistories(tx: Tx | Db, orders: WorkOrder[], now: Dat
   const since = now.getTime() - CARD_WINDOW_MS;
   const [read, cardOrders] = await Promise.all([
     attemptsOfCards(tx, orders, new Date(since), orders.map((o) => o.id)),
-    ordersOfCards(tx, orders, new Date(since)),
+    ordersOfCards(tx, orders, new Date(since), orders.map((o) => o.id)),
   ]);
   const rows = answered ? read.map((a) => (answered.has(a.id) ? { ...a, ...answered.get(a.id)! } : a)) : read;
   const declines = declinesByCard(cardOrders);
