@@ -168,6 +168,22 @@ describe.each(DB_KINDS)('what the networks count, on %s', (kind) => {
     }
   });
 
+  it('a CIT with MAC 03 or 21 on the original decline is declined without an attempt; without it the soft decline is tried', async () => {
+    const token = await f.b.tokenOf(MC.number);
+    for (const mac of ['03', '21', undefined]) {
+      const res = await f.post('/v1/evaluate', evaluateBody(token, { pm: MC.pm, tx: { responseCodeSource: 'iso8583', responseCode: '05', merchantAdviceCode: mac } }), f.b);
+      expect(res.statusCode, res.body).toBe(200);
+      const tried = await db().select().from(attempts).where(eq(attempts.orderSessionKey, res.json().orderSessionKey as string));
+      if (mac) {
+        expect(res.json(), mac).toMatchObject({ status: 'DECLINED' });
+        expect(tried, mac).toEqual([]);
+      } else {
+        expect(res.json()).toMatchObject({ status: 'APPROVED' });
+        expect(tried).toHaveLength(1);
+      }
+    }
+  });
+
   it('MAC 24–30 on the original decline: the first attempt not before the delay after the decline\'s timestampUtc', async () => {
     clock.set(new Date(T0.getTime() + 120 * D));
     const now = clock.now().getTime();
