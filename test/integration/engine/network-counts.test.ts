@@ -15,6 +15,7 @@ import { ManualClock } from '../../../src/clock.ts';
 import { attempts, orders, webhookEvents } from '../../../src/db/schema.ts';
 import { createEngine, type Engine } from '../../../src/engine/index.ts';
 import { ingestFile } from '../../../src/intake/ingest.ts';
+import { MAX_CARD_ORDERS, ordersOfCards } from '../../../src/db/queries/card-histories.ts';
 import type { CardResolver } from '../../../src/intake/types.ts';
 import type { Processor } from '../../../src/processors/types.ts';
 
@@ -266,5 +267,20 @@ describe.each(DB_KINDS)('what the networks count, on %s', (kind) => {
       ['EXPIRED', 'mastercard_advice_do_not_retry: MAC 21 on the original decline'],
       ['PENDING', null],
     ]);
+  });
+
+  it(`reads at most the newest ${MAX_CARD_ORDERS} orders of a card, and always the orders being planned`, async () => {
+    clock.set(new Date(T0.getTime() + 280 * D));
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_CARD_ORDERS + 3; i++) {
+      ids.push(await evaluate(VISA2, {}, { m: f.b }));
+      clock.advance(MIN);
+    }
+    const card = { merchantId: f.b.merchantId, cardToken: await f.b.tokenOf(VISA2.number) };
+    const since = new Date(clock.now().getTime() - 30 * D);
+    const newest = await ordersOfCards(db(), [card], since);
+    expect(newest.map((o) => o.id).sort()).toEqual(ids.slice(3).sort());
+    const withOldest = await ordersOfCards(db(), [card], since, [ids[0]!, ids.at(-1)!]);
+    expect(withOldest.map((o) => o.id).sort()).toEqual([ids[0]!, ...ids.slice(3)].sort());
   });
 });
