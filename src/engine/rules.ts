@@ -127,15 +127,28 @@ export type MastercardAttemptLimit = Rules['mastercard']['attemptLimits'][number
 export function limitInForce<T extends { readonly fromUtc: string }>(rows: readonly T[], atMs: number): T {
   let chosen = rows[0];
   let chosenFrom = -Infinity;
-  for (const row of rows) {
-    const from = Date.parse(`${row.fromUtc}T00:00:00Z`);
+  const froms = fromTimes(rows);
+  for (let i = 0; i < rows.length; i++) {
+    const from = froms[i]!;
     if (from <= atMs && from >= chosenFrom) {
-      chosen = row;
+      chosen = rows[i];
       chosenFrom = from;
     }
   }
   if (!chosen) throw new Error('a dated rules table needs at least one row');
   return chosen;
+}
+
+// Each table's days as times, parsed once per table (the planner reads them for every plan).
+const FROM_TIMES = new WeakMap<readonly unknown[], number[]>();
+
+function fromTimes(rows: readonly { readonly fromUtc: string }[]): number[] {
+  let times = FROM_TIMES.get(rows);
+  if (!times) {
+    times = rows.map((r) => Date.parse(`${r.fromUtc}T00:00:00Z`));
+    FROM_TIMES.set(rows, times);
+  }
+  return times;
 }
 
 /**
