@@ -239,6 +239,27 @@ describe.each(DB_KINDS)('what the networks count, on %s', (kind) => {
     expect(b!.nextAttemptAt!.getTime()).toBeLessThan(now + 3 * D);
   });
 
+  it('Visa counts CIT and MIT apart from 25 April 2026, together before: evaluate\'s real-time CIT attempts against a later MIT order', async () => {
+    const declining = { number: '4000000000000002', pm: { cardBrand: 'VISA', cardBinNumber: '400000', cardLast4Digits: '0002' } };
+    const token = await f.a.tokenOf(declining.number);
+    // Before: 15 CIT reattempts fill the one counter. After: 20 (Visa's whole allowance) leave the MIT counter empty.
+    for (const [at, cits, held] of [['2026-03-02T12:00:00Z', 15, true], [new Date(T0.getTime() + 320 * D).toISOString(), 20, false]] as const) {
+      clock.set(new Date(at));
+      // Customer-initiated evaluates, each declined by the issuer once more in real time: one CIT reattempt each.
+      for (let i = 0; i < cits; i++) {
+        const res = await f.post('/v1/evaluate', evaluateBody(token, { pm: declining.pm, tx: { responseCodeSource: 'iso8583', responseCode: '05', timestampUtc: new Date(clock.now().getTime() - MIN).toISOString() } }));
+        expect(res.json(), at).toMatchObject({ status: 'DECLINED' });
+        clock.advance(MIN);
+      }
+      const id = await evaluate(declining, {}, { expiresInMs: 10 * D });
+      await engine.runOnce();
+      const [o] = await db().select().from(orders).where(eq(orders.id, id));
+      // Before: the MIT order would wait past its deadline. After: the usual spacing.
+      if (held) expect(o, at).toMatchObject({ status: 'EXPIRED', statusReason: 'visa_reattempt_cap' });
+      else expect(o!.nextAttemptAt!.getTime(), at).toBeLessThan(clock.now().getTime() + 3 * D);
+    }
+  });
+
   it('a batch file carries the advice code and the earlier tries to the order, and the engine honours them', async () => {
     clock.set(new Date(T0.getTime() + 240 * D));
     const now = clock.now();
