@@ -2,6 +2,10 @@
 // unit, the unit is in its name. config/rescued.example.json mirrors these defaults and
 // test/unit/config.test.ts keeps the two in step.
 import { Type, type Static } from '@sinclair/typebox';
+import { MASTERCARD_ATTEMPT_LIMITS, VISA_REATTEMPT_LIMITS } from './network-limits.ts';
+
+/** A default the config schema hands out as a fresh, mutable copy (a loaded config may be changed). */
+const clone = <T>(rows: readonly T[]): T[] => rows.map((r) => ({ ...r }));
 
 const Base64Keys = Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$' }), Type.String({ minLength: 44, maxLength: 44, pattern: '^[A-Za-z0-9+/]{43}=$' }), {
   description: 'key id → base64 of 32 random bytes',
@@ -88,8 +92,24 @@ export const ConfigSchema = Type.Object(
         leaseSeconds: Type.Integer({ minimum: 5, default: 120, description: 'an order held longer than this by a vanished instance returns to the queue' }),
         sweepCron: Type.String({ minLength: 9, default: '*/15 * * * * *', description: 'node-cron schedule (with seconds) of the sweeps: expiry, leases, batch results, pruning' }),
         processorCallRetentionDays: Type.Integer({ minimum: 1, default: 90, description: 'the sandbox processor forgets idempotency keys older than this' }),
-        maxAttemptsPerOrder: Type.Integer({ minimum: 1, maximum: 100, default: 15, description: 'retries of one order at most (15: Visa\'s allowance per card in 30 days; the card caps apply on top)' }),
-        visaMaxReattemptsPer30Days: Type.Integer({ minimum: 1, maximum: 100, default: 15, description: 'Visa categories 2–4: reattempts per card and merchant in 30 days' }),
+        maxAttemptsPerOrder: Type.Integer({ minimum: 1, maximum: 100, default: 15, description: 'retries of one order at most (15: Visa\'s allowance per card in 30 days until April 2026; the card caps apply on top)' }),
+        visaReattemptLimits: Type.Array(
+          Type.Object({
+            fromUtc: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the UTC day the limit takes effect (YYYY-MM-DD)' }),
+            maxPer30Days: Type.Integer({ minimum: 1, maximum: 100 }),
+            separateCitMit: Type.Boolean({ description: 'CIT and MIT reattempts counted apart' }),
+          }, { additionalProperties: false }),
+          { minItems: 1, maxItems: 20, default: clone(VISA_REATTEMPT_LIMITS), description: 'Visa categories 2–4 as a dated table: reattempts per card (per credential) and merchant in 30 days; the row in force on the day applies, the first also before its date. Default: 15 from April 2021; 20, CIT and MIT apart, from 25 April 2026 (src/config/network-limits.ts names the sources). Not settable from the environment' },
+        ),
+        visaMaxReattemptsPer30Days: Type.Integer({ minimum: 0, maximum: 100, default: 0, description: 'one Visa limit for every row of visaReattemptLimits (their dates and CIT/MIT counters kept); 0: the table\'s own limits' }),
+        mastercardAttemptLimits: Type.Array(
+          Type.Object({
+            fromUtc: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the UTC day the limits take effect (YYYY-MM-DD)' }),
+            maxAttemptsPer30Days: Type.Integer({ minimum: 1, maximum: 100 }),
+            maxDeclinesPer24Hours: Type.Integer({ minimum: 1, maximum: 100 }),
+          }, { additionalProperties: false }),
+          { minItems: 1, maxItems: 20, default: clone(MASTERCARD_ATTEMPT_LIMITS), description: 'Mastercard\'s excessive-attempt limits as a dated table: authorizations per card and merchant in 30 days and declines in 24 hours, each order\'s original decline and the merchant\'s earlier tries included. Default: 35 and 20 from November 2023. Not settable from the environment' },
+        ),
         pauseAfterAnswerMs: Type.Integer({ minimum: 0, default: 0, description: 'testing only: wait this long between the processor\'s answer and recording it (a window for crash tests)' }),
       },
       { additionalProperties: false, default: {} },

@@ -53,6 +53,8 @@ const FORMATS = {
   // that form, so a date the normaliser could not read fails here whatever it looks like.
   'date-time': { validate: isCanonicalDateTime, words: 'must be a date and time in ISO 8601 (2026-12-01T00:00:00Z) or RFC 1123 (Tue, 01 Dec 2026 00:00:00 GMT) form' },
   date: { validate: isCanonicalDate, words: 'must be a date in ISO 8601 (1990-05-01) or RFC 1123 form' },
+  // Mastercard Merchant Advice Code: two digits once normalised (3 → 03); empty means none.
+  'advice-code': { validate: /^(?:\d{2})?$/, words: 'must be a two-digit Mastercard Merchant Advice Code, such as 03 or 21, or empty' },
   'bearer-token': { validate: /^\S+$/, words: 'must be a bearer token: "Bearer" followed by the access token' },
 } as const satisfies Record<string, FormatDef>;
 

@@ -57,6 +57,12 @@ export const coercers = {
   },
   /** "Bearer <token>" (the layout's form) or the bare token → the bare token. */
   bearer: (v) => (typeof v === 'string' ? v.trim().replace(/^bearer(?:\s+|$)/i, '') : v),
+  /** A Mastercard advice code as a number (21) or one digit ("3") → two digits ("21", "03"). */
+  adviceCode: (v) => {
+    const t = typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 99 ? String(v) : typeof v === 'string' ? v.trim() : undefined;
+    if (t === undefined) return v;
+    return /^\d$/.test(t) ? `0${t}` : t;
+  },
   /** Card numbers as typed on a checkout form: spaces and hyphens removed. */
   digitsOnly: (v) => (typeof v === 'string' ? v.replace(/[\s-]/g, '') : v),
 } as const satisfies Record<string, Coercer>;

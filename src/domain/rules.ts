@@ -8,6 +8,7 @@ import { MODEL_WARNINGS } from './codes.ts';
 import { fieldError } from './field-errors.ts';
 import { isCardNumber } from './formats.ts';
 import { ORDER_SOURCES } from './schemas/evaluate.ts';
+import { MAX_PRIOR_ATTEMPTS } from './schemas/objects.ts';
 import { US_STATE_CODES } from './us-states.ts';
 
 export type ModelMode = 'sandbox' | 'production';
@@ -92,6 +93,22 @@ function cardNumberRules(req: Obj, errors: FieldError[]): void {
   }
 }
 
+// The merchant's earlier attempts come before the decline it hands over: one after it is a
+// mix-up of orders or clocks, and would be counted in the card's windows at the wrong time.
+function priorAttemptRules(req: Obj, errors: FieldError[]): void {
+  const tx = obj(req.transaction);
+  const priors = tx?.priorAttempts;
+  // A list past its bound is already an error; its items are not looked at one by one.
+  if (typeof tx?.timestampUtc !== 'string' || !Array.isArray(priors) || priors.length > MAX_PRIOR_ATTEMPTS) return;
+  const declinedAt = Date.parse(tx.timestampUtc);
+  priors.forEach((p, i) => {
+    const at = obj(p)?.timestampUtc;
+    if (typeof at === 'string' && Date.parse(at) > declinedAt) {
+      errors.push(fieldError(`transaction.priorAttempts[${i}].timestampUtc`, 'ERR_MODEL_RANGE', 'must not be after transaction.timestampUtc (an earlier attempt comes before the decline handed over)'));
+    }
+  });
+}
+
 function orderSourceRules(req: Obj, warnings: FieldError[]): void {
   const source = req.orderSource;
   if (typeof source === 'string' && !KNOWN_SOURCES.has(source)) {
@@ -108,5 +125,6 @@ export function checkEvaluateRules(input: unknown, mode: ModelMode, errors: Fiel
   stateRules(req, errors);
   amountRules(req, mode, errors);
   cardNumberRules(req, errors);
+  priorAttemptRules(req, errors);
   orderSourceRules(req, warnings);
 }

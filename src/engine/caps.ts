@@ -6,7 +6,7 @@ import { mastercardRulesApply, visaRulesApply } from '../declines/brands.ts';
 import { normaliseAdviceCode } from '../declines/mastercard.ts';
 import { isVisaCategory1 } from '../declines/visa.ts';
 import type { AttemptRecord, StopReason } from './plan-types.ts';
-import type { Rules } from './rules.ts';
+import { limitInForce, type Rules } from './rules.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../calendar.ts';
 
 const WINDOW_30_DAYS_MS = 30 * DAY_MS;
@@ -31,35 +31,57 @@ export function capFreeAt(timesMs: number[], cap: number, windowMs: number, nowM
   return (recent[cap - 1] as number) + windowMs + EDGE_SLACK_MS;
 }
 
+/** Who makes the attempt being planned: the engine's retries are all merchant-initiated. */
+export type Initiator = 'CIT' | 'MIT';
+
+/**
+ * The records each network counts for a new attempt by `initiator`, with the limits in force
+ * at `nowMs` (rules.ts dated tables):
+ *  - Visa: reattempts only (not each order's first authorization), per credential, and, under
+ *    the 2026 rule, only those of the same initiator (CIT and MIT have separate counters);
+ *  - Mastercard: every authorization, and its declines over 24 hours;
+ *  - other brands: reattempts, as Visa's older rule counts them.
+ */
+function counted(brand: Brand, cardAttempts: readonly AttemptRecord[], rules: Rules, nowMs: number, initiator: Initiator) {
+  const visa = limitInForce(rules.visa.reattemptLimits, nowMs);
+  const mastercard = limitInForce(rules.mastercard.attemptLimits, nowMs);
+  const reattempts = cardAttempts.filter((a) => !a.initial);
+  return {
+    visa: visaRulesApply(brand)
+      ? { cap: visa.maxPer30Days, records: visa.separateCitMit ? reattempts.filter((a) => (a.initiator ?? 'MIT') === initiator) : reattempts }
+      : undefined,
+    mastercard: mastercardRulesApply(brand) ? { cap: mastercard.maxAttemptsPer30Days, records: cardAttempts, declineCap: mastercard.maxDeclinesPer24Hours } : undefined,
+    other: !visaRulesApply(brand) && !mastercardRulesApply(brand) ? { cap: rules.otherBrands.maxAttemptsPer30Days, records: reattempts } : undefined,
+  };
+}
+
+const timesOf = (records: readonly AttemptRecord[]) => records.map((a) => a.at.getTime());
+
 /** Lower bounds on the next attempt from every cap that applies to the brand. */
-export function capBounds(brand: Brand, cardAttempts: readonly AttemptRecord[], rules: Rules, nowMs: number): Bound[] {
-  const all = cardAttempts.map((a) => a.at.getTime());
+export function capBounds(brand: Brand, cardAttempts: readonly AttemptRecord[], rules: Rules, nowMs: number, initiator: Initiator = 'MIT'): Bound[] {
+  const c = counted(brand, cardAttempts, rules, nowMs, initiator);
   const bounds: Bound[] = [];
   const add = (atMs: number, stop: StopReason) => {
     if (atMs > -Infinity) bounds.push({ atMs, stop });
   };
-  if (visaRulesApply(brand)) {
-    add(capFreeAt(all, rules.visa.maxReattemptsPer30Days, WINDOW_30_DAYS_MS, nowMs), 'visa_reattempt_cap');
+  if (c.visa) add(capFreeAt(timesOf(c.visa.records), c.visa.cap, WINDOW_30_DAYS_MS, nowMs), 'visa_reattempt_cap');
+  if (c.mastercard) {
+    add(capFreeAt(timesOf(c.mastercard.records), c.mastercard.cap, WINDOW_30_DAYS_MS, nowMs), 'mastercard_attempt_cap');
+    const declines = timesOf(c.mastercard.records.filter((a) => !a.approved));
+    add(capFreeAt(declines, c.mastercard.declineCap, 24 * HOUR_MS, nowMs), 'mastercard_decline_cap_24h');
   }
-  if (mastercardRulesApply(brand)) {
-    add(capFreeAt(all, rules.mastercard.maxAttemptsPer30Days, WINDOW_30_DAYS_MS, nowMs), 'mastercard_attempt_cap');
-    const declines = cardAttempts.filter((a) => !a.approved).map((a) => a.at.getTime());
-    add(capFreeAt(declines, rules.mastercard.maxDeclinesPer24Hours, 24 * HOUR_MS, nowMs), 'mastercard_decline_cap_24h');
-  }
-  if (!visaRulesApply(brand) && !mastercardRulesApply(brand)) {
-    add(capFreeAt(all, rules.otherBrands.maxAttemptsPer30Days, WINDOW_30_DAYS_MS, nowMs), 'brand_attempt_cap');
-  }
+  if (c.other) add(capFreeAt(timesOf(c.other.records), c.other.cap, WINDOW_30_DAYS_MS, nowMs), 'brand_attempt_cap');
   return bounds;
 }
 
 /** How many more attempts the card's 30-day caps allow from now (declines per 24 h aside). */
-export function attemptsLeftUnderCaps(brand: Brand, cardAttempts: readonly AttemptRecord[], rules: Rules, nowMs: number): number {
-  const recent = cardAttempts.filter((a) => a.at.getTime() > nowMs - WINDOW_30_DAYS_MS).length;
-  let cap = Infinity;
-  if (visaRulesApply(brand)) cap = Math.min(cap, rules.visa.maxReattemptsPer30Days);
-  if (mastercardRulesApply(brand)) cap = Math.min(cap, rules.mastercard.maxAttemptsPer30Days);
-  if (!visaRulesApply(brand) && !mastercardRulesApply(brand)) cap = Math.min(cap, rules.otherBrands.maxAttemptsPer30Days);
-  return Math.max(0, cap - recent);
+export function attemptsLeftUnderCaps(brand: Brand, cardAttempts: readonly AttemptRecord[], rules: Rules, nowMs: number, initiator: Initiator = 'MIT'): number {
+  const inWindow = (records: readonly AttemptRecord[]) => records.filter((a) => a.at.getTime() > nowMs - WINDOW_30_DAYS_MS).length;
+  let left = Infinity;
+  for (const count of Object.values(counted(brand, cardAttempts, rules, nowMs, initiator))) {
+    if (count) left = Math.min(left, count.cap - inWindow(count.records));
+  }
+  return Math.max(0, left);
 }
 
 /**
@@ -74,14 +96,21 @@ export function cardLevelStop(brand: Brand, cardAttempts: readonly AttemptRecord
     if (a.approved || t <= since) continue;
     if (visaRulesApply(brand) && rules.visa.category1 !== 'capped') {
       const raw = a.networkCode ?? a.responseCode;
-      if (raw && isVisaCategory1(raw, a.at)) return { reason: 'visa_category_1', detail: `card declined ${raw} earlier` };
+      if (raw && isVisaCategory1(raw, a.at)) return { reason: 'visa_category_1', detail: `card declined ${raw} ${whose(a)}` };
     }
     const mac = a.adviceCode && mastercardRulesApply(brand) ? normaliseAdviceCode(a.adviceCode) : undefined;
     if (mac && rules.mastercard.cardBlockingAdvice.includes(mac)) {
-      return { reason: 'mastercard_advice_do_not_retry', detail: `card received MAC ${mac} earlier` };
+      return { reason: 'mastercard_advice_do_not_retry', detail: `card received MAC ${mac} ${whose(a)}` };
     }
   }
   return undefined;
+}
+
+/** Where a card-level stop came from, in the order's stop reason. */
+function whose(a: AttemptRecord): string {
+  if (a.origin === 'prior') return `on the merchant's earlier attempt of ${a.at.toISOString()}`;
+  if (a.origin === 'original') return `on an original decline of ${a.at.toISOString()}`;
+  return 'earlier';
 }
 
 function lastApprovalMs(attempts: readonly AttemptRecord[]): number {

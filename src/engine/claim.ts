@@ -1,6 +1,6 @@
 // A claim of due orders with their attempt rows (one statement), then the card caps and the
-// deadline checked for the whole claim against one read of the cards' histories (one
-// statement): two orders of one card may have planned the same free slot, and another
+// deadline checked for the whole claim against one read of the cards' histories (their
+// attempts and their orders' declines, two statements sent together): two orders of one card may have planned the same free slot, and another
 // order of the card may have used it since. An attempt the caps no longer allow is dropped
 // (nothing was sent) and its order re-planned, the claim's dropped orders together in one
 // transaction: rare with distinct cards, but a file of many orders on a few cards drops most
@@ -8,11 +8,12 @@
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/client.ts';
 import type { AttemptRow } from '../db/queries/attempts.ts';
-import { attemptsOfCards } from '../db/queries/card-histories.ts';
+import { attemptsOfCards, ordersOfCards } from '../db/queries/card-histories.ts';
 import { claimWithAttempts, dropUnsentAttempts, type Claimed } from '../db/queries/claim-attempts.ts';
 import { lockOrders, moveOrders, type GuardedMove } from '../db/queries/record-attempts.ts';
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
-import { CARD_WINDOW_MS, toRecord } from './history.ts';
+import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord } from './history.ts';
+import type { AttemptRecord } from './plan-types.ts';
 import { originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
 import { capsAllowAttempt } from './planner.ts';
 import { replanHistories } from './recorder.ts';
@@ -34,7 +35,10 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
   const fresh = claimed.filter((c) => c.fresh);
   if (fresh.length === 0) return claimed;
   const byCard = new Map<string, AttemptRow[]>();
-  for (const a of await attemptsOfCards(ctx.db, fresh.map((c) => c.order), new Date(now.getTime() - CARD_WINDOW_MS))) {
+  const since = new Date(now.getTime() - CARD_WINDOW_MS);
+  const [cardAttempts, cardOrders] = await Promise.all([attemptsOfCards(ctx.db, fresh.map((c) => c.order), since), ordersOfCards(ctx.db, fresh.map((c) => c.order), since, fresh.map((c) => c.order.id))]);
+  const declines = declinesByCard(cardOrders);
+  for (const a of cardAttempts) {
     const key = cardOf(a);
     byCard.set(key, [...(byCard.get(key) ?? []), a]);
   }
@@ -51,16 +55,16 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
     }
     const mine = order.get(c.attempt.id)!;
     const card = (byCard.get(cardOf(c.order)) ?? []).filter((a) => !dropped.has(a.id) && (order.get(a.id) ?? -1) < mine);
-    if (allowed(ctx, c, card, now)) ready.push(c);
+    if (allowed(ctx, c, [...card.map(toRecord), ...cardDeclines(declines, c.order, since.getTime())], now)) ready.push(c);
     else dropped.add(c.attempt.id);
   }
   await replan(ctx, claimed.filter((c) => dropped.has(c.attempt.id)), now);
   return ready;
 }
 
-function allowed(ctx: ClaimCtx, c: Claimed, card: AttemptRow[], now: Date): boolean {
+function allowed(ctx: ClaimCtx, c: Claimed, card: AttemptRecord[], now: Date): boolean {
   const deadline = (c.order.expiresAt?.getTime() ?? 0) - ctx.rules.timing.expiryMarginMs;
-  return now.getTime() < deadline && capsAllowAttempt({ cardBrand: c.order.cardBrand, cardAttempts: card.map(toRecord), rules: ctx.rules, now });
+  return now.getTime() < deadline && capsAllowAttempt({ cardBrand: c.order.cardBrand, cardAttempts: card, rules: ctx.rules, now });
 }
 
 /** Drops the unsent attempts and plans each order again from its last decline, in one transaction. */

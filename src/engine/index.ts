@@ -58,11 +58,26 @@ const PRUNE_EVERY_MS = 3_600_000;
 /** Answers recorded per transaction at most. */
 const RECORD_GROUP_MAX = 100;
 
+/**
+ * The network rules: the defaults (rules.ts), the caller's overrides, then the configuration's
+ * keys: its dated tables, and a single Visa limit (visaMaxReattemptsPer30Days, 0: none) that
+ * replaces every row's, keeping each row's date and counters.
+ */
+type RuleKeys = Pick<EngineConfig, 'maxAttemptsPerOrder'> & Partial<Pick<EngineConfig, 'visaMaxReattemptsPer30Days' | 'visaReattemptLimits' | 'mastercardAttemptLimits'>>;
+
+export function engineRules(config: RuleKeys, over: Rules | undefined): Rules {
+  const base = resolveRules({ ...(over ?? {}), maxAttemptsPerOrder: config.maxAttemptsPerOrder });
+  const single = config.visaMaxReattemptsPer30Days ?? 0;
+  const table = config.visaReattemptLimits ?? base.visa.reattemptLimits;
+  const visa = { ...base.visa, reattemptLimits: single > 0 ? table.map((r) => ({ ...r, maxPer30Days: single })) : table };
+  return { ...base, visa, mastercard: { ...base.mastercard, attemptLimits: config.mastercardAttemptLimits ?? base.mastercard.attemptLimits } };
+}
+
 export function createEngine(deps: EngineDeps): Engine {
   const { db, processor, clock, config } = deps;
   const log = deps.log.child({ component: 'engine' });
   const owner = deps.instanceId ?? `engine-${randomUUID()}`;
-  const rules = resolveRules({ ...(deps.rules ?? {}), maxAttemptsPerOrder: config.maxAttemptsPerOrder, visa: { ...(deps.rules?.visa ?? {}), maxReattemptsPer30Days: config.visaMaxReattemptsPer30Days } });
+  const rules = engineRules(config, deps.rules);
   const testMode = deps.testMode ?? false;
   const models = cachedModels(clock);
   const lifecycle = { rules, testMode, models };

@@ -4,6 +4,7 @@
 // attempts in recorder.ts, a batch of new orders in submitted.ts, a claim's dropped orders in
 // claim.ts).
 import type { OrderMove } from '../db/queries/move-order.ts';
+import { declinedAtOf } from '../db/prior-attempts.ts';
 import type { WorkOrder } from '../db/queries/claim-orders.ts';
 import { assertTransition, type Status } from '../domain/states.ts';
 import type { OrderEventInput, OrderEventType } from '../webhooks/outbox.ts';
@@ -25,7 +26,10 @@ export interface LifecycleCtx {
 }
 
 interface RequestView {
-  transaction?: { responseDescription?: string | null; responseSubStatus?: string | null; timezoneUtcOffset?: number | null };
+  transaction?: {
+    responseDescription?: string | null; responseSubStatus?: string | null; timezoneUtcOffset?: number | null;
+    timestampUtc?: string; merchantAdviceCode?: string | null;
+  };
 }
 
 const transactionOf = (order: WorkOrder) => (order.request as RequestView | null)?.transaction ?? {};
@@ -38,6 +42,9 @@ export function originalDecline(order: WorkOrder, rules: Rules, at: Date): Class
     responseCode: order.declineCode,
     responseDescription: t.responseDescription ?? null,
     responseSubStatus: t.responseSubStatus ?? null,
+    // The original decline's Mastercard advice (transaction.merchantAdviceCode): 03 and 21 stop
+    // at once, 24–30 delay the first retry.
+    merchantAdviceCode: t.merchantAdviceCode ?? null,
     cardBrand: order.cardBrand,
     at,
   };
@@ -61,6 +68,7 @@ export function planOrder(order: WorkOrder, decline: Classification, h: Historie
     order: {
       id: order.id, amount: order.amount, currency: order.currency, cardBrand: order.cardBrand, expiryDateUtc: expiry,
       timezoneUtcOffset: transactionOf(order).timezoneUtcOffset ?? null, createdAt: order.createdAt, isMIT: true,
+      declinedAt: declinedAtOf(transactionOf(order).timestampUtc, order.createdAt),
     },
     decline,
     attempts: h.attempts,

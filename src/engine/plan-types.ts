@@ -38,8 +38,13 @@ export interface PlanOrder {
   timezoneUtcOffset?: number | null;
   /** When the order (and its original decline) came in; the first retry is timed from it. */
   createdAt: Date;
+  /** When the original decline happened (transaction.timestampUtc); its advice delay runs from it. Absent: createdAt. */
+  declinedAt?: Date;
   isMIT: boolean;
 }
+
+/** Whose authorization a record is: rescued's attempt, an order's original decline, or one of the merchant's earlier tries. */
+export type AttemptOrigin = 'rescued' | 'original' | 'prior';
 
 export interface AttemptRecord {
   at: Date;
@@ -50,6 +55,12 @@ export interface AttemptRecord {
   /** Mastercard MAC returned with the decline. */
   adviceCode?: string | null;
   approved: boolean;
+  /** Absent: rescued's. */
+  origin?: AttemptOrigin;
+  /** Visa counts CIT and MIT apart (rules.visa.reattemptLimits). Absent: MIT. */
+  initiator?: 'CIT' | 'MIT';
+  /** The first authorization of its order: not a reattempt for Visa (nor for the other brands' cap). */
+  initial?: boolean;
 }
 
 /**
@@ -68,7 +79,11 @@ export interface PlanInput {
   decline: Classification;
   /** This order's attempts by rescued (not the merchant's original decline). */
   attempts: readonly AttemptRecord[];
-  /** Every attempt on this card at this merchant in (at least) the last 30 days, all orders, this one included. */
+  /**
+   * Every authorization on this card at this merchant in (at least) the last 30 days, all
+   * orders, this one included: rescued's attempts, each order's original decline and the
+   * merchant's earlier tries (docs/engine.md, "What the card's windows count").
+   */
   cardAttempts: readonly AttemptRecord[];
   model?: MerchantModel | null;
   rules?: Rules;

@@ -4,7 +4,7 @@
 // so a re-plan after a crash cannot drift (DESIGN.md §3).
 import type { Brand } from '../declines/brands.ts';
 import { mastercardRulesApply, normaliseBrand, visaRulesApply } from '../declines/brands.ts';
-import type { Bound } from './caps.ts';
+import type { Bound, Initiator } from './caps.ts';
 import { attemptsLeftUnderCaps, capBounds, cardLevelStop } from './caps.ts';
 import type { Classification } from '../declines/classify.ts';
 import type { Plan, PlanInput, RetryReason } from './plan-types.ts';
@@ -31,12 +31,16 @@ function immediateStop(input: PlanInput, rules: Rules, brand: Brand): Plan | und
   }
   const mac = decline.advice?.network === 'mastercard' ? decline.advice.code : undefined;
   if (mac && mastercardRulesApply(brand) && rules.mastercard.stopAdvice.includes(mac)) {
-    return stop('mastercard_advice_do_not_retry', `MAC ${mac}`);
+    // Before any attempt of ours the decline is the merchant's original one: said so, since
+    // the merchant sent the code (transaction.merchantAdviceCode).
+    return stop('mastercard_advice_do_not_retry', attempts.length === 0 ? `MAC ${mac} on the original decline` : `MAC ${mac}`);
   }
   if (decline.class === 'hard') return stop('hard_decline', decline.reason);
   if (decline.class === 'data') return dataStop(decline, order.isMIT);
   // The decline's own verdict comes first: an order that can never be rescued says why.
   if (nowMs >= deadlineMs(order.expiryDateUtc, rules)) return stop('expiry_reached');
+  // The card's other declines: other orders', the originals and the merchant's earlier tries
+  // (a MAC 03 or 21 among this order's own earlier tries ends it here).
   const cardStop = cardLevelStop(brand, input.cardAttempts, rules, nowMs);
   if (cardStop) return stop(cardStop.reason, cardStop.detail);
   if (attempts.length >= rules.maxAttemptsPerOrder) return stop('order_attempt_cap', `${attempts.length} attempts`);
@@ -61,8 +65,8 @@ function schedule(input: PlanInput, rules: Rules, brand: Brand): Plan {
   const bounds: Bound[] = [
     { atMs: nowMs + timing.minLeadMs, stop: 'expiry_reached' },
     { atMs: anchor + minGapMs(kind, attempts.length, timing), stop: 'expiry_reached' },
-    { atMs: anchor + adviceDelayMs(decline, rules, brand), stop: 'expiry_reached' },
-    ...capBounds(brand, input.cardAttempts, rules, nowMs),
+    { atMs: declineMs(input) + adviceDelayMs(decline, rules, brand), stop: 'expiry_reached' },
+    ...capBounds(brand, input.cardAttempts, rules, nowMs, initiatorOf(input)),
   ];
   let earliest = -Infinity;
   for (const b of bounds) earliest = Math.max(earliest, b.atMs);
@@ -78,7 +82,7 @@ function schedule(input: PlanInput, rules: Rules, brand: Brand): Plan {
     model: usableModel(input.model),
   };
   // Generic retries share the time left evenly among the attempts the order and the card may still make.
-  const left = Math.min(rules.maxAttemptsPerOrder - attempts.length, attemptsLeftUnderCaps(brand, input.cardAttempts, rules, nowMs));
+  const left = Math.min(rules.maxAttemptsPerOrder - attempts.length, attemptsLeftUnderCaps(brand, input.cardAttempts, rules, nowMs, initiatorOf(input)));
   const gap = genericGapMs(attempts.length, timing, deadline - anchor, left);
   return choose(kind, earliest, deadline, gap, anchor, ctx);
 }
@@ -116,12 +120,24 @@ function deadlineMs(expiry: Date, rules: Rules): number {
   return expiry.getTime() - rules.timing.expiryMarginMs;
 }
 
-/** Gaps and advice delays run from the latest decline: our last attempt, else the original. */
+/** Gaps run from the latest decline: our last attempt, else the order's arrival. */
 function anchorMs(input: PlanInput): number {
   let anchor = input.order.createdAt.getTime();
   for (const a of input.attempts) anchor = Math.max(anchor, a.at.getTime());
   return anchor;
 }
+
+/**
+ * An advice delay (MAC 24–30) runs from the decline that carried it: our last attempt, else
+ * the original decline at its own time (transaction.timestampUtc), not when it reached us.
+ */
+function declineMs(input: PlanInput): number {
+  const last = input.attempts.at(-1);
+  if (last) return anchorMs(input);
+  return (input.order.declinedAt ?? input.order.createdAt).getTime();
+}
+
+const initiatorOf = (input: PlanInput): Initiator => (input.order.isMIT ? 'MIT' : 'CIT');
 
 function adviceDelayMs(decline: Classification, rules: Rules, brand: Brand): number {
   const advice = decline.advice;
@@ -152,8 +168,8 @@ function stop(reason: Extract<Plan, { action: 'stop' }>['reason'], detail?: stri
  * one now. Plans are made per order, so two orders of one card may plan the same free slot;
  * the second to be claimed finds the cap reached here and is re-planned instead of sent.
  */
-export function capsAllowAttempt(input: { cardBrand?: string | null; cardAttempts: PlanInput['cardAttempts']; rules?: Rules; now: Date }): boolean {
+export function capsAllowAttempt(input: { cardBrand?: string | null; cardAttempts: PlanInput['cardAttempts']; rules?: Rules; now: Date; initiator?: Initiator }): boolean {
   const rules = input.rules ?? defaultRules;
   const nowMs = input.now.getTime();
-  return capBounds(normaliseBrand(input.cardBrand), input.cardAttempts, rules, nowMs).every((b) => b.atMs <= nowMs);
+  return capBounds(normaliseBrand(input.cardBrand), input.cardAttempts, rules, nowMs, input.initiator).every((b) => b.atMs <= nowMs);
 }

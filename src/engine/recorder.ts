@@ -10,7 +10,7 @@
 import type { Clock } from '../clock.ts';
 import type { Db, Transaction as Tx } from '../db/client.ts';
 import type { AttemptResult } from '../db/queries/attempts.ts';
-import { attemptsOfCards } from '../db/queries/card-histories.ts';
+import { attemptsOfCards, ordersOfCards } from '../db/queries/card-histories.ts';
 import type { ClaimedAttempt } from '../db/queries/claim-attempts.ts';
 import type { WorkOrder } from '../db/queries/claim-orders.ts';
 import { finishAndMove, finishAttempts, lockOrders, moveOrders, type GuardedMove } from '../db/queries/record-attempts.ts';
@@ -19,7 +19,7 @@ import type { ProcessorResponse } from '../processors/types.ts';
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
 import type { Classification } from '../declines/classify.ts';
 import { tableClassOf } from '../declines/classify.ts';
-import { CARD_WINDOW_MS, toRecord, type Histories } from './history.ts';
+import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord, type Histories } from './history.ts';
 import { answerDecline, approveMove, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
 
 export interface RecorderCtx extends LifecycleCtx {
@@ -160,19 +160,27 @@ async function moveOf(ctx: RecorderCtx, tx: Tx | Db, item: Answered, d: Decided,
 }
 
 /**
- * The planner's histories of each order in one statement, read after this group's attempts
+ * The planner's histories of each order (its attempts, the card's attempts and the card's
+ * orders' declines: two statements for the group), read after this group's attempts
  * were finished, or before with `answered` (attempt id → its result) laid over them.
  */
 export async function replanHistories(tx: Tx | Db, orders: WorkOrder[], now: Date, answered?: Map<string, AttemptResult>): Promise<Map<string, Histories>> {
   const out = new Map<string, Histories>();
   if (orders.length === 0) return out;
   const since = now.getTime() - CARD_WINDOW_MS;
-  const read = await attemptsOfCards(tx, orders, new Date(since), orders.map((o) => o.id));
+  const [read, cardOrders] = await Promise.all([
+    attemptsOfCards(tx, orders, new Date(since), orders.map((o) => o.id)),
+    ordersOfCards(tx, orders, new Date(since), orders.map((o) => o.id)),
+  ]);
   const rows = answered ? read.map((a) => (answered.has(a.id) ? { ...a, ...answered.get(a.id)! } : a)) : read;
+  const declines = declinesByCard(cardOrders);
   for (const o of orders) {
     out.set(o.id, {
       attempts: rows.filter((a) => a.orderSessionKey === o.id).sort((a, b) => a.attemptNo - b.attemptNo).map(toRecord),
-      cardAttempts: rows.filter((a) => a.merchantId === o.merchantId && a.cardToken === o.cardToken && a.startedAt.getTime() >= since).map(toRecord),
+      cardAttempts: [
+        ...rows.filter((a) => a.merchantId === o.merchantId && a.cardToken === o.cardToken && a.startedAt.getTime() >= since).map(toRecord),
+        ...cardDeclines(declines, o, since),
+      ],
     });
   }
   return out;

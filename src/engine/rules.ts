@@ -4,24 +4,24 @@
 // Sources: shared/reference/card-networks.md (Visa categories, Mastercard MAC and excessive-
 // attempt rules); DESIGN.md §3 (timing).
 import { MASTERCARD_ADVICE_DELAYS_MS, MASTERCARD_STOP_ADVICE } from '../declines/mastercard.ts';
+import { MASTERCARD_ATTEMPT_LIMITS, VISA_REATTEMPT_LIMITS } from '../config/network-limits.ts';
 
 const HOUR_MS = 3_600_000;
 
 export const defaultRules = {
   visa: {
-    // Categories 2–4: 15 reattempts per card per 30 days under the 2021–2025 rule; Visa raised
-    // it to 20 from April 2026 but some acquirers still publish 15, so 15 is the safe default.
-    maxReattemptsPer30Days: 15,
+    // Categories 2–4: reattempts per card and merchant in 30 days, the dated table of
+    // src/config/network-limits.ts (15; 20 with CIT and MIT apart from 25 April 2026).
+    reattemptLimits: VISA_REATTEMPT_LIMITS,
     // Category 1: the issuer will never approve. 'never' stops at once; 'capped' would only
     // count it against the cap (kept for completeness; Visa fines every reattempt).
     category1: 'never',
   },
   mastercard: {
-    // More than 35 attempts on one card at one merchant within 30 days is fined (US since
-    // Nov 2023, Canada since Apr 2024); the amount is ignored, which only makes us stricter.
-    maxAttemptsPer30Days: 35,
-    // More than 20 declines on one card at one merchant within 24 hours is fined (US/Canada).
-    maxDeclinesPer24Hours: 20,
+    // The excessive-attempt programme: 35 authorizations in 30 days and 20 declines in 24
+    // hours per card and merchant, originals and the merchant's earlier tries included (the
+    // dated table of src/config/network-limits.ts).
+    attemptLimits: MASTERCARD_ATTEMPT_LIMITS,
     // MAC 01 new account information, 03 do not try again, 04 token requirements not met,
     // 21 payment cancelled: no further attempt on this order (src/declines/mastercard.ts).
     stopAdvice: MASTERCARD_STOP_ADVICE,
@@ -33,10 +33,11 @@ export const defaultRules = {
     // 10 days, src/declines/mastercard.ts).
     adviceDelaysMs: MASTERCARD_ADVICE_DELAYS_MS,
   },
-  // Amex, Discover and others publish no reattempt cap we know of; Visa's is applied so no
-  // brand is retried more freely than the strictest network.
+  // Amex, Discover and others publish no reattempt cap we know of: Visa's older allowance (15
+  // reattempts in 30 days, counted as Visa counts them) is applied, so no brand is retried
+  // more freely than the strictest network ever allowed.
   otherBrands: { maxAttemptsPer30Days: 15 },
-  // Per order: 15 attempts, Visa's allowance per card in 30 days (the strictest network's),
+  // Per order: 15 attempts, Visa's allowance per card in 30 days until April 2026,
   // so a generic decline can spend it across its retry window: the rescue-quality simulation
   // (docs/engine-rescue-quality.md) recovered more with it, at fewer attempts per recovered
   // order than retrying once. Funds declines use fewer by themselves (one try per payday).
@@ -115,6 +116,40 @@ export type Rules = Widen<typeof defaultRules> & {
 };
 
 export type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { readonly [K in keyof T]?: DeepPartial<T[K]> } : T;
+
+export type VisaReattemptLimit = Rules['visa']['reattemptLimits'][number];
+export type MastercardAttemptLimit = Rules['mastercard']['attemptLimits'][number];
+
+/**
+ * The row of a dated table in force at `atMs`: the latest whose day (UTC) has begun; before
+ * the first row's day, the first row (the oldest rule known governs the days before it).
+ */
+export function limitInForce<T extends { readonly fromUtc: string }>(rows: readonly T[], atMs: number): T {
+  let chosen = rows[0];
+  let chosenFrom = -Infinity;
+  const froms = fromTimes(rows);
+  for (let i = 0; i < rows.length; i++) {
+    const from = froms[i]!;
+    if (from <= atMs && from >= chosenFrom) {
+      chosen = rows[i];
+      chosenFrom = from;
+    }
+  }
+  if (!chosen) throw new Error('a dated rules table needs at least one row');
+  return chosen;
+}
+
+// Each table's days as times, parsed once per table (the planner reads them for every plan).
+const FROM_TIMES = new WeakMap<readonly unknown[], number[]>();
+
+function fromTimes(rows: readonly { readonly fromUtc: string }[]): number[] {
+  let times = FROM_TIMES.get(rows);
+  if (!times) {
+    times = rows.map((r) => Date.parse(`${r.fromUtc}T00:00:00Z`));
+    FROM_TIMES.set(rows, times);
+  }
+  return times;
+}
 
 /**
  * Defaults with overrides laid over them, key by key; arrays and the advice-delay map are

@@ -6,6 +6,7 @@ import type { FieldError } from '../error-types.ts';
 import { INTAKE_ERRORS } from './codes.ts';
 import type { RejectedEntry } from './ack.ts';
 import type { orders } from '../db/schema.ts';
+import { declineFacts } from '../db/prior-attempts.ts';
 import { scrubText } from '../scrub.ts';
 import { maskIdentifier } from '../card-numbers.ts';
 import { controlCharacterField, showControls } from '../domain/control-chars.ts';
@@ -105,6 +106,7 @@ export function orderRow(entry: BatchEntry, cardToken: string, ctx: EntryContext
     expiresAt: entry.expiryDateUtc ? new Date(entry.expiryDateUtc) : null,
     declineCode: tx.responseCode,
     declineSource: tx.responseCodeSource,
+    ...declineFacts(tx, ctx.now),
     request,
     nextAttemptAt: ctx.now,
   };

@@ -4,6 +4,7 @@ import type { EvaluateRequest } from '../domain/index.ts';
 import { RescuedError } from '../errors.ts';
 import type { NewApiOrder } from '../db/queries/insert-api-order.ts';
 import type { HeldKey } from '../db/queries/evaluation-json.ts';
+import { declineFacts } from '../db/prior-attempts.ts';
 import type { RealtimeAttempt } from './attempt.ts';
 import type { OrderDeps } from './deps.ts';
 import { orderSessionKeyFor } from './session-key.ts';
@@ -70,7 +71,7 @@ export function answerOf(e: Evaluating, edge: Edge, d: Decision | undefined): { 
     amount: req.transaction.amount, currency: req.transaction.currency, cardToken: edge.card.token, cardBrand: req.paymentMethod.cardBrand,
     cardBin: edge.card.bin, cardLast4: edge.card.last4,
     expiresAt: req.isMIT ? new Date(req.expiryDateUtc!) : status === 'CHALLENGE' ? new Date(now.getTime() + deps.settings.challengeTtlSeconds * 1000) : null,
-    declineCode: req.transaction.responseCode, declineSource: req.transaction.responseCodeSource,
+    declineCode: req.transaction.responseCode, declineSource: req.transaction.responseCodeSource, ...declineFacts(req.transaction, now),
     // The request is card-safe already (validated through domain/card-data.ts); the vault's token
     // takes the card number's place.
     request: { ...req, paymentMethod: edge.paymentMethod },

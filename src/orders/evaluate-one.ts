@@ -27,6 +27,9 @@ export function decideWithoutProcessor(req: Evaluating['req']): Decision | 'soft
   const c = classifyDecline({
     responseCodeSource: tx.responseCodeSource, responseCode: tx.responseCode, responseDescription: tx.responseDescription ?? null,
     responseSubStatus: tx.responseSubStatus ?? null, cardBrand: req.paymentMethod.cardBrand, at: new Date(tx.timestampUtc),
+    // A Mastercard "do not try again" (03) or "stop recurring" (21) on the original decline is
+    // hard: no attempt, as for an MIT (docs/engine.md, "What the card's windows count").
+    merchantAdviceCode: tx.merchantAdviceCode || null,
   });
   if (c.class === 'hard') return { status: 'DECLINED', reason: c.reason, challenge: undefined, confirmationId: null };
   if (c.class === 'data') return { status: 'CHALLENGE', reason: c.reason, challenge: challengeMethod(c.reason), confirmationId: null };

@@ -53,7 +53,8 @@ describe.each(DB_KINDS)('card numbers planted in every field of the request mode
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const mitBody = () => evaluateBody(token, { mit: true });
+  // One earlier attempt of the merchant's, valid, so a number planted in its text fields leaves the request valid.
+  const mitBody = () => evaluateBody(token, { mit: true, tx: { priorAttempts: [{ timestampUtc: '2026-11-01T10:00:00Z', responseCode: '05', merchantAdviceCode: '02' }] } });
   const send = async (path: string, k: Kind, spelling: (typeof PLANTED_SPELLINGS)[number]): Promise<Sent> => {
     const ps = plantsFor(k, spelling, random);
     plants.push(...ps);
@@ -65,7 +66,7 @@ describe.each(DB_KINDS)('card numbers planted in every field of the request mode
   it('derives dozens of string fields from the schema, identifiers among them', () => {
     const all = ['text', 'identifier', 'refused'].flatMap((k) => plantsFor(k as Kind, 'plain', seeded(1)).map((p) => p.path));
     expect(all.length).toBeGreaterThan(70);
-    expect(all).toEqual(expect.arrayContaining(['orderItems[].description', 'orderItems[].name', 'transaction.responseDescription', 'payer.id', 'billingInformation.addressLine2', 'orderId', 'additionalFields[].key', 'additionalFields[].value']));
+    expect(all).toEqual(expect.arrayContaining(['transaction.priorAttempts[].responseCode', 'transaction.priorAttempts[].timestampUtc', 'transaction.merchantAdviceCode', 'orderItems[].description', 'orderItems[].name', 'transaction.responseDescription', 'payer.id', 'billingInformation.addressLine2', 'orderId', 'additionalFields[].key', 'additionalFields[].value']));
     expect(IDENTIFIER_PATHS).toEqual(expect.arrayContaining(['orderId', 'payer.id', 'idempotencyKey', 'transaction.id', 'subscription.schemeTransactionId']));
   });
 

@@ -53,3 +53,65 @@ export async function attemptsOfCards(db: Tx, cards: CardKey[], since: Date, ord
   );
   return rows.map(toAttempt);
 }
+
+/** An order of a card, as the card's windows count it: its original decline and the merchant's earlier tries. */
+export interface CardOrderRow {
+  id: string;
+  merchantId: string;
+  cardToken: string;
+  kind: 'CIT' | 'MIT';
+  cardBrand: string | null;
+  createdAt: Date;
+  /** Null on orders older than the column: created_at stands in. */
+  declinedAt: Date | null;
+  declineCode: string;
+  declineSource: string;
+  declineAdvice: string | null;
+  /** orders.prior_attempts as stored (src/db/prior-attempts.ts decodes it). */
+  priorAttempts: unknown;
+}
+
+/**
+ * The orders of a card read for its windows at most: the newest, by arrival. Each holds at
+ * least its original decline, so this many already fill any window the configuration allows
+ * (limits of at most 100); a file of 50,000 orders on one card costs each claim this many
+ * rows, not 50,000.
+ */
+export const MAX_CARD_ORDERS = 200;
+
+const CARD_ORDER_COLUMNS = sql.raw(
+  'o.id, o.merchant_id, o.card_token, o.kind, o.card_brand, o.created_at, o.declined_at, o.decline_code, o.decline_source, o.decline_advice, o.prior_attempts',
+);
+
+/**
+ * The orders of each (merchant, card) in `cards` that came in since `since`, the newest
+ * MAX_CARD_ORDERS of each (one backward probe of orders_card_idx per card), and the orders in
+ * `orderIds` whatever their place, in one statement. An order's original decline and earlier
+ * tries all happened before it came in, so an order older than `since` has none in the window.
+ */
+export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, orderIds: string[] = []): Promise<CardOrderRow[]> {
+  if (cards.length === 0) return [];
+  const seen = new Set<string>();
+  const keys = cards.filter((c) => !seen.has(`${c.merchantId}\u0000${c.cardToken}`) && seen.add(`${c.merchantId}\u0000${c.cardToken}`));
+  const rows = await selectRows(
+    db,
+    sql`select ${CARD_ORDER_COLUMNS}
+      from json_to_recordset(${JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })))}::json) as k(m uuid, t text)
+      cross join lateral (
+        select * from orders x where x.merchant_id = k.m and x.card_token = k.t and x.created_at >= ${since.toISOString()}::timestamptz
+        order by x.created_at desc limit ${MAX_CARD_ORDERS}
+      ) o
+    union all
+    select ${CARD_ORDER_COLUMNS} from orders o where o.id in ${uuidList(orderIds)} and o.created_at >= ${since.toISOString()}::timestamptz`,
+  );
+  const byId = new Map<string, CardOrderRow>();
+  for (const r of rows) {
+    byId.set(r.id as string, {
+      id: r.id as string, merchantId: r.merchant_id as string, cardToken: r.card_token as string, kind: r.kind as CardOrderRow['kind'],
+      cardBrand: (r.card_brand as string | null) ?? null, createdAt: dateOf(r.created_at), declinedAt: dateOrNull(r.declined_at),
+      declineCode: r.decline_code as string, declineSource: r.decline_source as string, declineAdvice: (r.decline_advice as string | null) ?? null,
+      priorAttempts: r.prior_attempts ?? null,
+    });
+  }
+  return [...byId.values()];
+}

@@ -27,7 +27,8 @@ export interface CopyClient {
 
 export const ORDER_COLUMNS = [
   'id', 'merchant_id', 'batch_id', 'sequence_number', 'order_id', 'idempotency_key', 'kind', 'status', 'amount', 'currency',
-  'card_token', 'card_brand', 'card_bin', 'card_last4', 'expires_at', 'decline_code', 'decline_source', 'request', 'next_attempt_at',
+  'card_token', 'card_brand', 'card_bin', 'card_last4', 'expires_at', 'decline_code', 'decline_source', 'declined_at', 'decline_advice',
+  'prior_attempts', 'request', 'next_attempt_at',
 ] as const;
 
 /** The COPY statement for rows encoded by `copyLines`. */

@@ -9,7 +9,7 @@ import type { NewApiAttempt, NewApiOrder } from './insert-api-order.ts';
 
 export const ORDER_COLUMNS = [
   'id', 'merchant_id', 'order_id', 'idempotency_key', 'kind', 'status', 'status_reason', 'amount', 'currency', 'card_token', 'card_brand',
-  'card_bin', 'card_last4', 'expires_at', 'decline_code', 'decline_source', 'request', 'next_attempt_at', 'plan_reason', 'attempt_count',
+  'card_bin', 'card_last4', 'expires_at', 'decline_code', 'decline_source', 'declined_at', 'decline_advice', 'prior_attempts', 'request', 'next_attempt_at', 'plan_reason', 'attempt_count',
   'confirmation_id', 'created_at', 'updated_at', 'finished_at',
 ] as const;
 
@@ -31,7 +31,8 @@ export function orderJson(o: NewApiOrder): Record<string, unknown> {
     id: o.id, merchant_id: o.merchantId, order_id: o.orderId, idempotency_key: o.idempotencyKey, kind: o.kind, status: o.status,
     status_reason: o.statusReason ?? null, amount: o.amount, currency: o.currency, card_token: o.cardToken, card_brand: o.cardBrand ?? null,
     card_bin: o.cardBin ?? null, card_last4: o.cardLast4 ?? null, expires_at: o.expiresAt ?? null, decline_code: o.declineCode,
-    decline_source: o.declineSource, request: o.request, next_attempt_at: o.nextAttemptAt ?? null, plan_reason: o.planReason ?? null,
+    decline_source: o.declineSource, declined_at: o.declinedAt ?? null, decline_advice: o.declineAdvice ?? null, prior_attempts: o.priorAttempts ?? null,
+    request: o.request, next_attempt_at: o.nextAttemptAt ?? null, plan_reason: o.planReason ?? null,
     attempt_count: o.attemptCount ?? 0, confirmation_id: o.confirmationId ?? null, created_at: o.createdAt, updated_at: o.createdAt,
     finished_at: o.finishedAt ?? null,
   };

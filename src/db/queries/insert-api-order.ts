@@ -33,11 +33,12 @@ export async function insertApiOrder(db: Db, o: NewApiOrder, attempt: NewApiAtte
   const result = await db.execute(sql`
     with o as (
       insert into ${orders} (id, merchant_id, order_id, idempotency_key, kind, status, status_reason, amount, currency, card_token, card_brand,
-        card_bin, card_last4, expires_at, decline_code, decline_source, request, next_attempt_at, plan_reason, attempt_count, confirmation_id,
+        card_bin, card_last4, expires_at, decline_code, decline_source, declined_at, decline_advice, prior_attempts, request, next_attempt_at, plan_reason, attempt_count, confirmation_id,
         created_at, updated_at, finished_at)
       values (${o.id}, ${o.merchantId}, ${o.orderId}, ${o.idempotencyKey}, ${o.kind}, ${o.status}, ${o.statusReason ?? null}, ${o.amount},
         ${o.currency}, ${o.cardToken}, ${o.cardBrand ?? null}, ${o.cardBin ?? null}, ${o.cardLast4 ?? null}, ${ts(o.expiresAt)},
-        ${o.declineCode}, ${o.declineSource}, ${JSON.stringify(o.request)}::json, ${ts(o.nextAttemptAt)}, ${o.planReason ?? null},
+        ${o.declineCode}, ${o.declineSource}, ${ts(o.declinedAt)}, ${o.declineAdvice ?? null}, ${o.priorAttempts == null ? null : JSON.stringify(o.priorAttempts)}::json,
+        ${JSON.stringify(o.request)}::json, ${ts(o.nextAttemptAt)}, ${o.planReason ?? null},
         ${o.attemptCount ?? 0}, ${o.confirmationId ?? null}, ${ts(o.createdAt)}, ${ts(o.createdAt)}, ${ts(o.finishedAt)})
       on conflict do nothing
       returning id, merchant_id, card_token, amount, currency

@@ -39,7 +39,8 @@ export function orderRecord(r: NewOrder) {
     id: r.id, merchant_id: r.merchantId, batch_id: r.batchId ?? null, sequence_number: r.sequenceNumber ?? null, order_id: r.orderId,
     idempotency_key: r.idempotencyKey, kind: r.kind, status: r.status, amount: r.amount, currency: r.currency, card_token: r.cardToken,
     card_brand: r.cardBrand ?? null, card_bin: r.cardBin ?? null, card_last4: r.cardLast4 ?? null, expires_at: r.expiresAt ?? null,
-    decline_code: r.declineCode, decline_source: r.declineSource, request: r.request, next_attempt_at: r.nextAttemptAt ?? null,
+    decline_code: r.declineCode, decline_source: r.declineSource, declined_at: r.declinedAt ?? null, decline_advice: r.declineAdvice ?? null,
+    prior_attempts: r.priorAttempts ?? null, request: r.request, next_attempt_at: r.nextAttemptAt ?? null,
   };
 }
 

@@ -41,3 +41,7 @@ export const NUMERIC_TEXT_NOTE = 'Digits in a string are accepted.';
 /** An integer that may arrive as digits in a string (normalise.ts converts it). */
 export const LenientInteger = (opts: { minimum?: number; description?: string } = {}): TInteger =>
   Type.Integer({ ...opts, description: [opts.description, NUMERIC_TEXT_NOTE].filter(Boolean).join(' ') });
+
+/** A Mastercard Merchant Advice Code (MAC): two digits; a number or one digit is normalised (3 → "03"). */
+export const AdviceCode = (opts: Opts = {}): TOptional<TString> =>
+  Type.Optional(Type.String({ format: 'advice-code', maxLength: 8, description: 'Mastercard Merchant Advice Code of the decline (two digits, such as 03 or 21); a number or one digit is accepted.', ...opts }));

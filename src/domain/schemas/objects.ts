@@ -3,7 +3,17 @@
 // "required if provided" is required here: the object's own schema only applies when the
 // object is present. Conditional requirements between objects live in rules.ts.
 import { Type, type Static } from '@sinclair/typebox';
-import { CountryCode, CurrencyCode, DateTimeUtc, LenientInteger, OptionalText, State, Text, Zipcode } from './fields.ts';
+import { AdviceCode, CountryCode, CurrencyCode, DateTimeUtc, LenientInteger, OptionalText, State, Text, Zipcode } from './fields.ts';
+
+/** The longest list of the merchant's own earlier attempts an order may carry. */
+export const MAX_PRIOR_ATTEMPTS = 50;
+
+/** One of the merchant's own attempts on the order before it handed the decline over. */
+export const PriorAttemptSchema = Type.Object({
+  timestampUtc: DateTimeUtc({ description: 'When the attempt was made; not after transaction.timestampUtc.' }),
+  responseCode: Text({ description: 'The response code it got, from the same source as transaction.responseCodeSource.' }),
+  merchantAdviceCode: AdviceCode(),
+});
 
 export const TransactionSchema = Type.Object({
   id: Text({ description: 'External transaction identifier (a gateway id; not checked as a GUID).' }),
@@ -24,6 +34,12 @@ export const TransactionSchema = Type.Object({
   cvvResultCode: Text(),
   cavvResultCode: Text({ description: 'CAVV result, or NA.' }),
   cardNotPresent: Type.Boolean(),
+  // Not in the spec's listing: what the card networks count (docs/engine.md, "What the card's windows count").
+  merchantAdviceCode: AdviceCode({ description: "The Mastercard Merchant Advice Code of this (the original) decline: 03 and 21 end the order at once, 24–30 delay the first retry from transaction.timestampUtc." }),
+  priorAttempts: Type.Optional(Type.Array(PriorAttemptSchema, {
+    maxItems: MAX_PRIOR_ATTEMPTS,
+    description: `The merchant's own earlier attempts on this order, before this decline (at most ${MAX_PRIOR_ATTEMPTS}): they count in the card's network windows, and a MAC 03 or 21 among them ends the order.`,
+  })),
 });
 
 export const PayerSchema = Type.Object({
@@ -120,6 +136,7 @@ export const AdditionalFieldSchema = Type.Object({
 });
 
 export type Transaction = Static<typeof TransactionSchema>;
+export type PriorAttempt = Static<typeof PriorAttemptSchema>;
 export type Payer = Static<typeof PayerSchema>;
 export type Affiliate = Static<typeof AffiliateSchema>;
 export type BillingInformation = Static<typeof BillingInformationSchema>;

@@ -175,9 +175,11 @@ describe.each(DB_KINDS)('engine runtime on %s', (kind) => {
   it('plans a SUBMITTED order from its original decline, and the sweep expires open orders at the deadline', async () => {
     clock.set(T0);
     const token = await f.tokenOf('4000008260000000');
+    // The hard decline on another card: an original category 1 decline speaks for its card
+    // (docs/engine.md, "What the card's windows count"), and would stop the soft order too.
     const [soft, hard] = await insertTestOrders(f.db, [
       { card: card('4000008260000000'), token, merchantId: f.merchantId, createdAt: T0, expiresAt: new Date(T0.getTime() + 3 * 86_400_000) },
-      { card: card('4000008260000000'), token, merchantId: f.merchantId, createdAt: T0, expiresAt: EXPIRY, declineCode: '04' },
+      { card: card('4242424242424242'), token: await f.tokenOf('4242424242424242'), merchantId: f.merchantId, createdAt: T0, expiresAt: EXPIRY, declineCode: '04' },
     ]);
     const engine = createEngine({ db: f.db, processor: createSandboxProcessor({ db: f.db, vault: f.vault, clock }), clock, log: silentLog, config: config(), testMode: true });
     expect(await engine.runOnce()).toBe(0);

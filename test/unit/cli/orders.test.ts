@@ -7,7 +7,7 @@ const T = (s: string) => new Date(`2026-03-${s}Z`);
 const order = {
   id: '6f0c5a1e-0000-4000-8000-000000000001', merchantId: 'm', batchId: null, sequenceNumber: null, orderId: 'ORD-1', idempotencyKey: 'k', kind: 'MIT' as const,
   status: 'PENDING', statusReason: null, amount: 1999, currency: 'USD', cardToken: 'tok_secret_token', cardBrand: 'VISA', cardBin: '400000', cardLast4: '9995',
-  expiresAt: T('30T00:00:00'), declineCode: '51', declineSource: 'NA', request: { paymentMethod: { cardNumber: 'tok_secret_token' } },
+  expiresAt: T('30T00:00:00'), declineCode: '51', declineSource: 'NA', declinedAt: null, declineAdvice: null, priorAttempts: null, request: { paymentMethod: { cardNumber: 'tok_secret_token' } },
   nextAttemptAt: T('13T06:17:00'), planReason: 'payday_morning', attemptCount: 1, leaseOwner: null, leaseExpiresAt: null, confirmationId: null,
   refundedAmount: 0, createdAt: T('02T10:00:00'), updatedAt: T('06T06:20:00'), finishedAt: null,
 };

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { capsAllowAttempt, plan } from '../../../src/engine/planner.ts';
 import type { AttemptRecord, PlanInput } from '../../../src/engine/plan-types.ts';
-import { defaultRules } from '../../../src/engine/rules.ts';
+import { defaultRules, limitInForce } from '../../../src/engine/rules.ts';
 import { D, H, countSince, decline, order, pick, prng } from './fixtures.ts';
 
 const BRANDS = ['VISA', 'Mastercard', 'AMEX', 'Discover', undefined];
@@ -88,10 +88,13 @@ describe('planner properties (20,000 seeded inputs)', () => {
       const at = p.at.getTime();
       const brand = input.order.cardBrand;
       const in30 = countSince(input.cardAttempts, at - 30 * D, at);
-      if (brand === 'VISA' || brand === undefined) expect(in30).toBeLessThan(defaultRules.visa.maxReattemptsPer30Days);
+      // The limits in force when the plan was made (the dated tables only ever loosened).
+      const visa = limitInForce(defaultRules.visa.reattemptLimits, input.now.getTime());
+      const mastercard = limitInForce(defaultRules.mastercard.attemptLimits, input.now.getTime());
+      if (brand === 'VISA' || brand === undefined) expect(in30).toBeLessThan(visa.maxPer30Days);
       if (brand === 'Mastercard' || brand === undefined) {
-        expect(in30).toBeLessThan(defaultRules.mastercard.maxAttemptsPer30Days);
-        expect(countSince(input.cardAttempts, at - 24 * H, at, true)).toBeLessThan(defaultRules.mastercard.maxDeclinesPer24Hours);
+        expect(in30).toBeLessThan(mastercard.maxAttemptsPer30Days);
+        expect(countSince(input.cardAttempts, at - 24 * H, at, true)).toBeLessThan(mastercard.maxDeclinesPer24Hours);
       }
       expect(input.attempts.length).toBeLessThan(defaultRules.maxAttemptsPerOrder);
       expect(capsAllowAttempt({ cardBrand: brand, cardAttempts: input.cardAttempts, now: p.at })).toBe(true);
@@ -106,7 +109,8 @@ describe('planner properties (20,000 seeded inputs)', () => {
 describe('one Visa card, several orders, run to the end', () => {
   // A card with a monthly and two weekly orders declined with insufficient funds, every
   // attempt declined: the runner re-checks the caps when it claims an attempt, as the
-  // attempt stage must. No 30-day window may ever hold more than 15 attempts.
+  // attempt stage must. No 30-day window may ever hold more than Visa's limit in force in May
+  // 2026 (20, the dated table's 2026 row).
   it('never exceeds the per-card 30-day cap', () => {
     const start = Date.UTC(2026, 4, 1, 9);
     const orders = [0, 3, 9, 12, 20].map((day, i) =>
@@ -125,13 +129,13 @@ describe('one Visa card, several orders, run to the end', () => {
         const a = { at: new Date(now), responseCode: '51', approved: false };
         attempts.push(a);
         card.push(a);
-        expect(countSince(card, now - 30 * D, now)).toBeLessThanOrEqual(15);
+        expect(countSince(card, now - 30 * D, now)).toBeLessThanOrEqual(limitInForce(defaultRules.visa.reattemptLimits, now).maxPer30Days);
       }
       const p = plan({ order: o, decline: d, attempts, cardAttempts: card, now: new Date(now) });
       if (p.action === 'stop') next.delete(id);
       else next.set(id, p.at.getTime());
     }
     expect(next.size).toBe(0);
-    expect(card.length).toBeGreaterThan(15); // the cap was reached and waited out, not avoided
+    expect(card.length).toBeGreaterThan(20); // the cap was reached and waited out, not avoided
   });
 });

@@ -23,7 +23,10 @@ describe('stops', () => {
   it.each(['01', '03', '04', '21'])('stops on Mastercard advice %s', (mac) => {
     const o = order({ cardBrand: 'Mastercard' });
     const p = plan(input({ order: o, decline: decline({ responseCode: '51', cardBrand: 'Mastercard', merchantAdviceCode: mac }) }));
-    expect(p).toMatchObject({ action: 'stop', reason: 'mastercard_advice_do_not_retry', detail: `MAC ${mac}` });
+    // No attempt of ours yet: the advice is the original decline's, and the reason says so.
+    expect(p).toMatchObject({ action: 'stop', reason: 'mastercard_advice_do_not_retry', detail: `MAC ${mac} on the original decline` });
+    const after = plan(input({ order: o, attempts: [declinedAt(o.createdAt.getTime() + H, '51', mac)], now: new Date(o.createdAt.getTime() + 2 * H), decline: decline({ responseCode: '51', cardBrand: 'Mastercard', merchantAdviceCode: mac }) }));
+    expect(after).toMatchObject({ action: 'stop', reason: 'mastercard_advice_do_not_retry', detail: `MAC ${mac}` });
   });
 
   it('stops an MIT whose decline needs the customer', () => {
@@ -133,11 +136,11 @@ describe('Visa 30-day reattempt cap', () => {
     expect(plan(input({ order: soon, cardAttempts: card }))).toEqual({ action: 'stop', reason: 'visa_reattempt_cap' });
   });
 
-  it('reads N from the rules (20 under the April 2026 rule)', () => {
+  it('reads N from the rules (a table that allows 20 on the day)', () => {
     const o = order();
     const now = o.createdAt.getTime();
     const card = Array.from({ length: 15 }, (_, i) => declinedAt(now - 20 * H + i * H));
-    const rules = resolveRules({ visa: { maxReattemptsPer30Days: 20 } });
+    const rules = resolveRules({ visa: { reattemptLimits: [{ fromUtc: '2020-01-01', maxPer30Days: 20, separateCitMit: false }] } });
     // Not held back until the window frees (25 days on): the next try keeps the usual spacing.
     expect(retryAt(plan(input({ order: o, cardAttempts: card, rules }))).getTime()).toBeLessThan(now + 3 * D);
   });

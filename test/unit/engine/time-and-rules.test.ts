@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { calendarOf, hash32, lastBusinessDay, utcOffsetMs } from '../../../src/calendar.ts';
 import { isPayday } from '../../../src/calendar.ts';
-import { defaultRules, resolveRules } from '../../../src/engine/rules.ts';
+import { defaultRules, limitInForce, resolveRules } from '../../../src/engine/rules.ts';
 import { normaliseBrand } from '../../../src/declines/brands.ts';
 
 describe('timezoneUtcOffset', () => {
@@ -34,17 +34,21 @@ describe('paydays', () => {
 
 describe('rules', () => {
   it('keeps the network defaults', () => {
-    expect(defaultRules.visa.maxReattemptsPer30Days).toBe(15);
-    expect(defaultRules.mastercard).toMatchObject({ maxAttemptsPer30Days: 35, maxDeclinesPer24Hours: 20, stopAdvice: ['01', '03', '04', '21'] });
+    // Visa: 15 until 25 April 2026, then 20 with CIT and MIT counted apart (the rule in force today).
+    expect(limitInForce(defaultRules.visa.reattemptLimits, Date.parse('2026-04-24T23:59:59Z'))).toEqual({ fromUtc: '2021-04-01', maxPer30Days: 15, separateCitMit: false });
+    expect(limitInForce(defaultRules.visa.reattemptLimits, Date.parse('2026-11-28T00:00:00Z'))).toEqual({ fromUtc: '2026-04-25', maxPer30Days: 20, separateCitMit: true });
+    expect(limitInForce(defaultRules.mastercard.attemptLimits, Date.parse('2026-11-28T00:00:00Z'))).toMatchObject({ maxAttemptsPer30Days: 35, maxDeclinesPer24Hours: 20 });
+    expect(defaultRules.mastercard).toMatchObject({ stopAdvice: ['01', '03', '04', '21'] });
     expect(defaultRules.mastercard.adviceDelaysMs['26']).toBe(2 * 86_400_000);
   });
   it('lays overrides over the defaults without touching them', () => {
-    const r = resolveRules({ visa: { maxReattemptsPer30Days: 20 }, timing: { paydayWeekdays: [4, 5] }, mastercard: { adviceDelaysMs: { '31': 1 } } });
-    expect(r.visa).toEqual({ maxReattemptsPer30Days: 20, category1: 'never' });
+    const limits = [{ fromUtc: '2020-01-01', maxPer30Days: 12, separateCitMit: true }];
+    const r = resolveRules({ visa: { reattemptLimits: limits }, timing: { paydayWeekdays: [4, 5] }, mastercard: { adviceDelaysMs: { '31': 1 } } });
+    expect(r.visa).toEqual({ reattemptLimits: limits, category1: 'never' });
     expect(r.timing.paydayWeekdays).toEqual([4, 5]);
     expect(r.timing.morningStartLocalHour).toBe(8);
     expect(r.mastercard.adviceDelaysMs).toEqual({ '31': 1 });
-    expect(defaultRules.visa.maxReattemptsPer30Days).toBe(15);
+    expect(defaultRules.visa.reattemptLimits).toHaveLength(2);
   });
   it('lets the weekend rule be turned off: the pay date itself is then the payday', () => {
     const timing = resolveRules({ timing: { paydayWeekendToFriday: false, paydayWeekdays: [] } }).timing;
