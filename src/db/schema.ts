@@ -328,8 +328,8 @@ export const orders = pgTable(
     index('orders_lease_idx').on(t.leaseExpiresAt).where(sql`status = 'PROCESSING'`),
     index('orders_open_expiry_idx').on(t.expiresAt).where(sql`status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE')`),
     // The purge (src/retention/): the vault rule asks whether an open or recent order still
-    // needs a card, and the order class walks final orders oldest first; neither scans the table.
-    index('orders_card_idx').on(t.merchantId, t.cardToken, t.createdAt),
+    // needs a card (orders_card_idx above), and the order class walks final orders oldest
+    // first; neither scans the table.
     index('orders_finished_idx').on(t.finishedAt).where(sql`finished_at is not null`),
   ],
 );
