@@ -71,7 +71,25 @@ export function capBounds(brand: Brand, cardAttempts: readonly AttemptRecord[], 
     add(capFreeAt(declines, c.mastercard.declineCap, 24 * HOUR_MS, nowMs), 'mastercard_decline_cap_24h');
   }
   if (c.other) add(capFreeAt(timesOf(c.other.records), c.other.cap, WINDOW_30_DAYS_MS, nowMs), 'brand_attempt_cap');
+  if (mastercardRulesApply(brand)) add(cardAdviceDelayEnd(cardAttempts, rules), 'expiry_reached');
   return bounds;
+}
+
+/**
+ * A Mastercard "retry after" advice (MAC 24–30) read for the card, not just the order that
+ * received it: the issuer told the merchant when this card may be tried again, so no order of
+ * the card is attempted before the delay runs out. An approval after the advice lifts it.
+ * Reading it per order let a second order of the card be tried inside another's delay.
+ */
+export function cardAdviceDelayEnd(cardAttempts: readonly AttemptRecord[], rules: Rules): number {
+  const lifted = lastApprovalMs(cardAttempts);
+  let end = -Infinity;
+  for (const a of cardAttempts) {
+    if (a.approved || !a.adviceCode || a.at.getTime() <= lifted) continue;
+    const delay = rules.mastercard.adviceDelaysMs[normaliseAdviceCode(a.adviceCode) ?? ''];
+    if (delay !== undefined) end = Math.max(end, a.at.getTime() + delay + EDGE_SLACK_MS);
+  }
+  return end;
 }
 
 /** How many more attempts the card's 30-day caps allow from now (declines per 24 h aside). */

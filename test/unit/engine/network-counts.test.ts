@@ -110,6 +110,26 @@ describe('Mastercard advice of the original decline and of the merchant\'s earli
     expect(plan(input({ order: o, decline: decline({ responseCode: '51', cardBrand: 'Mastercard' }), cardAttempts: [{ ...prior, at: new Date(now - 31 * D) }] })).action).toBe('retry');
     expect(plan(input({ order: order(), cardAttempts: [prior] })).action).toBe('retry');
   });
+
+  it('holds every order of the card until a MAC 24–30 delay that another order received runs out, unless an approval followed (seeded)', () => {
+    let seed = 24;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    for (let i = 0; i < 200; i++) {
+      const mac = String(24 + Math.floor(rand() * 7));
+      const delay = defaultRules.mastercard.adviceDelaysMs[mac] as number;
+      const o = order({ cardBrand: 'Mastercard', expiryDateUtc: new Date(Date.parse('2026-03-10T14:00:00Z') + 25 * D) });
+      const now = o.createdAt.getTime();
+      // Another order of the card was declined with the advice somewhere in the last delay.
+      const at = now - Math.floor(rand() * delay);
+      const other: AttemptRecord = { at: new Date(at), responseCode: '51', adviceCode: mac, approved: false, origin: rand() < 0.5 ? 'rescued' : 'original' };
+      const p = plan(input({ order: o, decline: decline({ responseCode: '51', cardBrand: 'Mastercard' }), cardAttempts: [other] }));
+      expect(retryAt(p), `MAC ${mac} ${i}`).toBeGreaterThanOrEqual(at + delay);
+      // An approval of the card after the advice lifts it: the plan is the one without it.
+      const approved: AttemptRecord = { at: new Date(at + 1), approved: true };
+      const free = retryAt(plan(input({ order: o, decline: decline({ responseCode: '51', cardBrand: 'Mastercard' }), cardAttempts: [approved] })));
+      expect(retryAt(plan(input({ order: o, decline: decline({ responseCode: '51', cardBrand: 'Mastercard' }), cardAttempts: [other, approved] }))), `lifted ${i}`).toBe(free);
+    }
+  });
 });
 
 describe('the card order\'s records', () => {
