@@ -1,7 +1,8 @@
 // What `rescued orders …` does once its command runs here (src/cli/orders.ts defines the
 // commands): loaded only then, since it brings the database queries, and a command a running
 // daemon answers never needs it. Cards appear as brand and last four digits only.
-import type { Core } from '../core.ts';
+import type { Reader } from './context.ts';
+import { findMerchantByMid } from '../db/queries/find-merchant.ts';
 import { MAX_PAGE, orderListItem, orderPage, parseOrderQuery, type OrderListItem } from '../orders/listing.ts';
 import { batchIdFor } from '../orders/batch-view.ts';
 import { listAttempts, type AttemptWithAccount } from '../db/queries/find-order.ts';
@@ -88,10 +89,16 @@ export interface ListOptions {
   json?: boolean;
 }
 
-const merchantIdOf = async (core: Core, mid: string | undefined) => (mid ? (await core.merchants.byMid(mid)).id : undefined);
+/** The merchant's internal id for `--merchant <mid>`; ERR_MERCHANT_NOT_FOUND when there is none. */
+async function merchantIdOf(core: Reader, mid: string | undefined): Promise<string | undefined> {
+  if (!mid) return undefined;
+  const merchant = /^[0-9a-f-]{36}$/i.test(mid) ? await findMerchantByMid(core.database.db, mid) : undefined;
+  if (!merchant) throw new RescuedError('ERR_MERCHANT_NOT_FOUND', `No merchant with mid ${mid}.`);
+  return merchant.id;
+}
 
 /** `--batch` by id or file name (the latest of that name), within `--merchant` when given. */
-async function batchIdOf(core: Core, ref: string | undefined, merchantId: string | undefined): Promise<string | undefined> {
+async function batchIdOf(core: Reader, ref: string | undefined, merchantId: string | undefined): Promise<string | undefined> {
   if (!ref) return undefined;
   const batchId = await batchIdFor(core.database.db, ref, merchantId);
   if (!batchId) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No batch ${ref}${merchantId ? ' of this merchant' : ''}.`);
@@ -102,7 +109,7 @@ async function batchIdOf(core: Core, ref: string | undefined, merchantId: string
  * Up to `--limit` orders, read a page of at most MAX_PAGE at a time (the API's pages, by
  * keyset); a long read shows its progress on a terminal.
  */
-export async function listOrders(core: Core, opts: ListOptions, progressFor: (total: number) => Progress) {
+export async function listOrders(core: Reader, opts: ListOptions, progressFor: (total: number) => Progress) {
   const limit = opts.limit === undefined ? 50 : Number(opts.limit);
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RescuedError('ERR_MODEL_INVALID', '--limit must be a whole number of at least 1.');
   const merchantId = await merchantIdOf(core, opts.merchant);
@@ -124,28 +131,28 @@ export async function listOrders(core: Core, opts: ListOptions, progressFor: (to
   }
 }
 
-export async function showOrder(core: Core, print: Print, key: string, opts: { json?: boolean }): Promise<void> {
+export async function showOrder(core: Reader, print: Print, key: string, opts: { json?: boolean }): Promise<void> {
   const found = await findOrderByKey(core.database.db, key);
   if (!found) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No order with orderSessionKey ${key}.`);
   const view = orderView(found, await listAttempts(core.database.db, found.order.id));
   print(opts.json ? view : orderText(view), opts.json);
 }
 
-export async function reconcileOrder(core: Core, print: Print, key: string): Promise<void> {
+export async function reconcileOrder(core: Reader, print: Print, key: string): Promise<void> {
   const { reconcileAgain } = await import('../db/queries/reconcile-again.ts');
   const done = await reconcileAgain(core.database.db, key, new Date());
   if (done === 'not_parked') throw new RescuedError('ERR_HTTP_NOT_FOUND', `No parked order ${key} (only an order PENDING with reason unreconciled can be sent back).`);
   print(`order ${key}: its attempt is reconciled again now, with a fresh processor.reconcileTimeoutMs`);
 }
 
-export async function printOrderList(core: Core, print: Print, opts: ListOptions, progressFor: (total: number) => Progress): Promise<void> {
+export async function printOrderList(core: Reader, print: Print, opts: ListOptions, progressFor: (total: number) => Progress): Promise<void> {
   const { orders: found, more } = await listOrders(core, opts, progressFor);
   if (opts.json) return print(found, true);
   const tail = more ? ['(more orders: raise --limit, or narrow with --since, --status or --batch)'] : [];
   print([...found.map(orderLine), ...tail].join('\n') || '(no orders)');
 }
 
-export async function findOrders(core: Core, print: Print, opts: { orderId: string; merchant?: string; json?: boolean }): Promise<void> {
+export async function findOrders(core: Reader, print: Print, opts: { orderId: string; merchant?: string; json?: boolean }): Promise<void> {
   const merchantId = await merchantIdOf(core, opts.merchant);
   const query = parseOrderQuery({ orderId: opts.orderId, limit: MAX_PAGE }, new Date());
   const found = (await orderPage(core.database.db, merchantId, query)).orders.map(orderListItem);

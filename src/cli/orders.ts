@@ -7,7 +7,7 @@
 // so that a command a running daemon answers loads no database query (issue 28).
 import type { Command } from 'commander';
 import type { ListOptions } from './order-actions.ts';
-import { ioOf, withCore } from './context.ts';
+import { ioOf, withCore, withReader } from './context.ts';
 import { cliProgress } from './progress.ts';
 
 const actions = () => import('./order-actions.ts');
@@ -19,7 +19,7 @@ export function orderCommands(program: Command): void {
     .description('an order with its past attempts and the planned next one, and the reason for each (no card number)')
     .option('--json', 'print JSON')
     .action((key: string, opts: { json?: boolean }) =>
-      withCore(program, async (core, print) => (await actions()).showOrder(core, print, key, opts)),
+      withReader(program, async (core, print) => (await actions()).showOrder(core, print, key, opts)),
     );
 
   orders
@@ -36,7 +36,7 @@ export function orderCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (default 50)')
     .option('--json', 'print JSON')
     .action((opts: ListOptions) =>
-      withCore(program, async (core, print) =>
+      withReader(program, async (core, print) =>
         (await actions()).printOrderList(core, print, opts, (total) => cliProgress(ioOf(program), 'orders list', { total, unit: 'orders' })),
       ),
     );
@@ -48,6 +48,6 @@ export function orderCommands(program: Command): void {
     .option('--merchant <mid>', 'only this merchant\'s')
     .option('--json', 'print JSON')
     .action((opts: { orderId: string; merchant?: string; json?: boolean }) =>
-      withCore(program, async (core, print) => (await actions()).findOrders(core, print, opts)),
+      withReader(program, async (core, print) => (await actions()).findOrders(core, print, opts)),
     );
 }

@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigSchema, type Config } from './schema.ts';
 import { ConfigError } from './error.ts';
 import { applyEnv } from './env.ts';
-import { resolveSecrets } from './secrets.ts';
+import { checkDatabasePassword, resolveSecrets } from './secrets.ts';
 import { checkGatewayUrls } from './gateway-urls.ts';
 
 export type ResolvedConfig = Readonly<Config> & {
@@ -69,6 +69,7 @@ export function loadConfig(opts: LoadOptions = {}): ResolvedConfig {
   if (!validate(raw)) throw describe(validate.errors![0]!);
   const config = raw as Config;
   checkTls(config.http);
+  checkDatabasePassword(config.database);
   checkGatewayUrls(config);
   const dataDir = resolve(config.dataDir);
   resolveSecrets(config, dataDir);
