@@ -2,13 +2,15 @@
 // commands): loaded only then, since it brings the database queries, and a command a running
 // daemon answers never needs it. Cards appear as brand and last four digits only.
 import type { Reader } from './context.ts';
-import { findMerchantByMid } from '../db/queries/find-merchant.ts';
+import { merchantByMid } from './merchant-ref.ts';
 import { MAX_PAGE, orderListItem, orderPage, parseOrderQuery, type OrderListItem } from '../orders/listing.ts';
 import { batchIdFor } from '../orders/batch-view.ts';
 import { listAttempts, type AttemptWithAccount } from '../db/queries/find-order.ts';
 import { gatewayView } from '../orders/view.ts';
 import { findOrderByKey } from '../db/queries/order-by-key.ts';
 import { RescuedError } from '../errors.ts';
+import { requestTexts, resolveOriginalDecline } from '../declines/original.ts';
+import { majorUnits } from '../reports/money.ts';
 import type { Print } from '../admin/io.ts';
 import type { Progress } from './progress.ts';
 
@@ -19,6 +21,7 @@ const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
 /** The view printed: what an operator needs to understand the order, nothing that identifies the card. */
 export function orderView(found: Found, attempts: AttemptWithAccount[]) {
   const o = found.order;
+  const decline = resolveOriginalDecline({ declineSource: o.declineSource, declineCode: o.declineCode, cardBrand: o.cardBrand, ...requestTexts(o.request), at: o.createdAt });
   const open = o.status === 'SUBMITTED' || o.status === 'PENDING' || o.status === 'PROCESSING';
   return {
     orderSessionKey: o.id,
@@ -27,10 +30,11 @@ export function orderView(found: Found, attempts: AttemptWithAccount[]) {
     kind: o.kind,
     status: o.status,
     reason: o.statusReason,
-    amount: o.amount / 100,
+    // Minor units and the card as {brand, last4}: the shapes of every JSON output (docs/cli.md).
+    amount: o.amount,
     currency: o.currency,
-    card: `${o.cardBrand ?? 'card'} ending ${o.cardLast4 ?? '????'}`,
-    originalDecline: { code: o.declineCode, source: o.declineSource },
+    card: { brand: o.cardBrand, last4: o.cardLast4 },
+    originalDecline: { code: o.declineCode, source: o.declineSource, reason: decline.reason, class: decline.class },
     expiresAt: iso(o.expiresAt),
     createdAt: iso(o.createdAt),
     finishedAt: iso(o.finishedAt),
@@ -57,8 +61,8 @@ export function orderText(v: ReturnType<typeof orderView>): string {
   const lines = [
     `order ${v.orderSessionKey} (${v.orderId}) of merchant ${v.mid}`,
     `  status:   ${v.status}${v.reason ? ` (${v.reason})` : ''}`,
-    `  amount:   ${v.amount.toFixed(2)} ${v.currency}, ${v.card}`,
-    `  declined: ${v.originalDecline.code} (${v.originalDecline.source}) · created ${v.createdAt} · expires ${v.expiresAt ?? '-'}`,
+    `  amount:   ${majorUnits(v.amount, v.currency)} ${v.currency}, ${v.card.brand ?? 'card'} ending ${v.card.last4 ?? '????'}`,
+    `  declined: ${v.originalDecline.code} (${v.originalDecline.source}) → ${v.originalDecline.reason}, ${v.originalDecline.class} · created ${v.createdAt} · expires ${v.expiresAt ?? '-'}`,
   ];
   if (v.confirmationId) lines.push(`  confirmation: ${v.confirmationId}`);
   lines.push(v.attempts.length ? '  attempts:' : '  attempts: none yet');
@@ -74,10 +78,32 @@ export function orderText(v: ReturnType<typeof orderView>): string {
   return lines.join('\n');
 }
 
-/** One line per order: key, orderId, status, amount, creation, batch position, merchant. */
-export function orderLine(o: OrderListItem): string {
-  const where = o.batchId ? `  batch ${o.batchId.slice(0, 8)}#${o.sequenceNumber}` : '';
-  return `${o.orderSessionKey}  ${o.orderId}  ${o.status.padEnd(10)} ${(o.amount / 100).toFixed(2).padStart(9)} ${o.currency}  ${o.createdAt}${where}  ${o.mid}`;
+const COLUMNS = ['ORDER SESSION KEY', 'ORDER ID', 'STATUS', 'AMOUNT', 'CUR', 'CARD', 'CREATED', 'BATCH', 'MID'] as const;
+/** Columns whose values are numbers: right-aligned, as a person compares them. */
+const RIGHT = new Set<string>(['AMOUNT']);
+
+function orderCells(o: OrderListItem): string[] {
+  return [
+    o.orderSessionKey,
+    o.orderId,
+    o.status,
+    majorUnits(o.amount, o.currency),
+    o.currency,
+    `${o.card.brand ?? 'card'} ${o.card.last4 ?? '????'}`,
+    o.createdAt,
+    o.batchId ? `${o.batchId.slice(0, 8)}#${o.sequenceNumber}` : '-',
+    o.mid,
+  ];
+}
+
+/** The orders as a table: a header row, then one aligned line per order (no card number). */
+export function orderTable(orders: OrderListItem[]): string {
+  const rows = [[...COLUMNS] as string[], ...orders.map(orderCells)];
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const last = COLUMNS.length - 1;
+  return rows
+    .map((r) => r.map((cell, i) => (RIGHT.has(COLUMNS[i]!) ? cell.padStart(widths[i]!) : i === last ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .join('\n');
 }
 
 export interface ListOptions {
@@ -90,12 +116,7 @@ export interface ListOptions {
 }
 
 /** The merchant's internal id for `--merchant <mid>`; ERR_MERCHANT_NOT_FOUND when there is none. */
-async function merchantIdOf(core: Reader, mid: string | undefined): Promise<string | undefined> {
-  if (!mid) return undefined;
-  const merchant = /^[0-9a-f-]{36}$/i.test(mid) ? await findMerchantByMid(core.database.db, mid) : undefined;
-  if (!merchant) throw new RescuedError('ERR_MERCHANT_NOT_FOUND', `No merchant with mid ${mid}.`);
-  return merchant.id;
-}
+const merchantIdOf = async (core: Reader, mid: string | undefined) => (mid ? (await merchantByMid(core, mid)).id : undefined);
 
 /** `--batch` by id or file name (the latest of that name), within `--merchant` when given. */
 async function batchIdOf(core: Reader, ref: string | undefined, merchantId: string | undefined): Promise<string | undefined> {
@@ -149,13 +170,14 @@ export async function printOrderList(core: Reader, print: Print, opts: ListOptio
   const { orders: found, more } = await listOrders(core, opts, progressFor);
   if (opts.json) return print(found, true);
   const tail = more ? ['(more orders: raise --limit, or narrow with --since, --status or --batch)'] : [];
-  print([...found.map(orderLine), ...tail].join('\n') || '(no orders)');
+  print(found.length ? [orderTable(found), ...tail].join('\n') : '(no orders)');
 }
 
-export async function findOrders(core: Reader, print: Print, opts: { orderId: string; merchant?: string; json?: boolean }): Promise<void> {
+export async function findOrders(core: Reader, print: Print, opts: { orderId?: string | undefined; merchant?: string; json?: boolean }): Promise<void> {
+  if (!opts.orderId) throw new RescuedError('ERR_MODEL_REQUIRED', 'orders find needs the orderId: rescued orders find <orderId> [--merchant <mid>].');
   const merchantId = await merchantIdOf(core, opts.merchant);
   const query = parseOrderQuery({ orderId: opts.orderId, limit: MAX_PAGE }, new Date());
   const found = (await orderPage(core.database.db, merchantId, query)).orders.map(orderListItem);
   if (found.length === 0) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No order with orderId ${opts.orderId}${opts.merchant ? ` of merchant ${opts.merchant}` : ''}.`);
-  print(opts.json ? found : found.map(orderLine).join('\n'), opts.json);
+  print(opts.json ? found : orderTable(found), opts.json);
 }

@@ -7,7 +7,8 @@ import type { OrderMove } from '../db/queries/move-order.ts';
 import type { WorkOrder } from '../db/queries/claim-orders.ts';
 import { assertTransition, type Status } from '../domain/states.ts';
 import type { OrderEventInput, OrderEventType } from '../webhooks/outbox.ts';
-import { classifyDecline, type Classification, type DeclineInput } from '../declines/classify.ts';
+import { classifyDecline, type Classification } from '../declines/classify.ts';
+import { requestTexts, resolveOriginalDecline } from '../declines/original.ts';
 import { answerClassification, type AnswerCodes } from '../declines/answer-decline.ts';
 import type { Histories } from './history.ts';
 import type { MerchantModel, Plan } from './plan-types.ts';
@@ -25,23 +26,14 @@ export interface LifecycleCtx {
 }
 
 interface RequestView {
-  transaction?: { responseDescription?: string | null; responseSubStatus?: string | null; timezoneUtcOffset?: number | null };
+  transaction?: { timezoneUtcOffset?: number | null };
 }
 
 const transactionOf = (order: WorkOrder) => (order.request as RequestView | null)?.transaction ?? {};
 
-/** The merchant's original decline, as the order carries it. */
+/** The merchant's original decline, as the order carries it: the one resolution (src/declines/original.ts). */
 export function originalDecline(order: WorkOrder, rules: Rules, at: Date): Classification {
-  const t = transactionOf(order);
-  const input: DeclineInput = {
-    responseCodeSource: order.declineSource,
-    responseCode: order.declineCode,
-    responseDescription: t.responseDescription ?? null,
-    responseSubStatus: t.responseSubStatus ?? null,
-    cardBrand: order.cardBrand,
-    at,
-  };
-  return classifyDecline(input, { rules });
+  return resolveOriginalDecline({ declineSource: order.declineSource, declineCode: order.declineCode, cardBrand: order.cardBrand, ...requestTexts(order.request), at }, { rules });
 }
 
 /** A decline the processor returned (ISO 8583 codes with the Mastercard advice code). */
