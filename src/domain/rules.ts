@@ -9,6 +9,7 @@ import { fieldError } from './field-errors.ts';
 import { isCardNumber } from './formats.ts';
 import { ORDER_SOURCES } from './schemas/evaluate.ts';
 import { US_STATE_CODES } from './us-states.ts';
+import { isCanonicalDate, isCanonicalDateTime } from './dates.ts';
 
 export type ModelMode = 'sandbox' | 'production';
 
@@ -117,12 +118,12 @@ const FUTURE = 'ERR_MODEL_TIME_IN_FUTURE';
 function timeRules(req: Obj, clock: RuleClock, errors: FieldError[]): void {
   const latest = clock.now.getTime() + clock.skewMs;
   const at = obj(req.transaction)?.timestampUtc;
-  if (typeof at === 'string' && Date.parse(at) > latest) {
+  if (typeof at === 'string' && isCanonicalDateTime(at) && Date.parse(at) > latest) {
     errors.push(fieldError('transaction.timestampUtc', FUTURE, `is in the future (more than ${clock.skewMs / 1000} s ahead of ${clock.now.toISOString()}): send the time of the decline, in UTC`));
   }
   const birthdate = obj(req.payer)?.birthdate;
   const today = new Date(latest + 14 * 3_600_000).toISOString().slice(0, 10);
-  if (typeof birthdate === 'string' && /^\d{4}-\d\d-\d\d$/.test(birthdate) && birthdate > today) {
+  if (typeof birthdate === 'string' && isCanonicalDate(birthdate) && birthdate > today) {
     errors.push(fieldError('payer.birthdate', FUTURE, `is after today (${today})`));
   }
 }
