@@ -4,79 +4,10 @@
 import type { Reader } from './context.ts';
 import { merchantByMid } from './merchant-ref.ts';
 import { MAX_PAGE, orderListItem, orderPage, parseOrderQuery, type OrderListItem } from '../orders/listing.ts';
-import { batchIdFor } from '../orders/batch-view.ts';
-import { listAttempts, type AttemptWithAccount } from '../db/queries/find-order.ts';
-import { gatewayView } from '../orders/view.ts';
-import { findOrderByKey } from '../db/queries/order-by-key.ts';
 import { RescuedError } from '../errors.ts';
-import { requestTexts, resolveOriginalDecline } from '../declines/original.ts';
 import { majorUnits } from '../reports/money.ts';
 import type { Print } from '../admin/io.ts';
 import type { Progress } from './progress.ts';
-
-type Found = NonNullable<Awaited<ReturnType<typeof findOrderByKey>>>;
-
-const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
-
-/** The view printed: what an operator needs to understand the order, nothing that identifies the card. */
-export function orderView(found: Found, attempts: AttemptWithAccount[]) {
-  const o = found.order;
-  const decline = resolveOriginalDecline({ declineSource: o.declineSource, declineCode: o.declineCode, cardBrand: o.cardBrand, ...requestTexts(o.request), at: o.createdAt });
-  const open = o.status === 'SUBMITTED' || o.status === 'PENDING' || o.status === 'PROCESSING';
-  return {
-    orderSessionKey: o.id,
-    orderId: o.orderId,
-    mid: found.mid,
-    kind: o.kind,
-    status: o.status,
-    reason: o.statusReason,
-    // Minor units and the card as {brand, last4}: the shapes of every JSON output (docs/cli.md).
-    amount: o.amount,
-    currency: o.currency,
-    card: { brand: o.cardBrand, last4: o.cardLast4 },
-    originalDecline: { code: o.declineCode, source: o.declineSource, reason: decline.reason, class: decline.class },
-    expiresAt: iso(o.expiresAt),
-    createdAt: iso(o.createdAt),
-    finishedAt: iso(o.finishedAt),
-    confirmationId: o.confirmationId,
-    attempts: attempts.map((a) => ({
-      attemptNo: a.attemptNo,
-      status: a.status,
-      startedAt: iso(a.startedAt),
-      why: a.planReason,
-      responseCode: a.responseCode,
-      adviceCode: a.adviceCode,
-      class: a.declineClass,
-      reason: a.reason,
-      processorRef: a.processorRef,
-      gateway: gatewayView(a),
-      latencyMs: a.latencyMs,
-    })),
-    next: open && o.status !== 'PROCESSING' ? { at: iso(o.nextAttemptAt), why: o.planReason } : null,
-    inFlight: o.status === 'PROCESSING' ? { leaseOwner: o.leaseOwner, leaseExpiresAt: iso(o.leaseExpiresAt) } : null,
-  };
-}
-
-export function orderText(v: ReturnType<typeof orderView>): string {
-  const lines = [
-    `order ${v.orderSessionKey} (${v.orderId}) of merchant ${v.mid}`,
-    `  status:   ${v.status}${v.reason ? ` (${v.reason})` : ''}`,
-    `  amount:   ${majorUnits(v.amount, v.currency)} ${v.currency}, ${v.card.brand ?? 'card'} ending ${v.card.last4 ?? '????'}`,
-    `  declined: ${v.originalDecline.code} (${v.originalDecline.source}) → ${v.originalDecline.reason}, ${v.originalDecline.class} · created ${v.createdAt} · expires ${v.expiresAt ?? '-'}`,
-  ];
-  if (v.confirmationId) lines.push(`  confirmation: ${v.confirmationId}`);
-  lines.push(v.attempts.length ? '  attempts:' : '  attempts: none yet');
-  for (const a of v.attempts) {
-    const result = a.status === 'declined' ? `declined ${a.responseCode}${a.adviceCode ? ` MAC ${a.adviceCode}` : ''} ${a.reason ?? ''} [${a.class ?? '?'}]` : `${a.status}${a.responseCode ? ` ${a.responseCode}` : ''}`;
-    lines.push(`    #${a.attemptNo} ${a.startedAt}  ${result.trim()}  (why: ${a.why ?? 'first look'}${a.latencyMs !== null ? `, ${a.latencyMs} ms` : ''})`);
-    const g = a.gateway;
-    if (g) lines.push(`        via ${g.account ?? 'sandbox'} (${g.type ?? 'sandbox'}, ${g.route ?? '-'})${g.rawCode ? ` raw ${g.rawCode}` : ''}${g.rawMessage ? ` "${g.rawMessage}"` : ''}${g.networkTransactionId ? ` ntid ${g.networkTransactionId}` : ''}`);
-  }
-  if (v.next) lines.push(`  next attempt: ${v.next.at} (why: ${v.next.why ?? 'to be planned'})`);
-  else if (v.inFlight) lines.push(`  in flight: held by ${v.inFlight.leaseOwner} until ${v.inFlight.leaseExpiresAt}`);
-  else lines.push(`  next attempt: none (${v.reason ?? v.status})`);
-  return lines.join('\n');
-}
 
 const COLUMNS = ['ORDER SESSION KEY', 'ORDER ID', 'STATUS', 'AMOUNT', 'CUR', 'CARD', 'CREATED', 'BATCH', 'MID'] as const;
 /** Columns whose values are numbers: right-aligned, as a person compares them. */
@@ -121,6 +52,8 @@ const merchantIdOf = async (core: Reader, mid: string | undefined) => (mid ? (aw
 /** `--batch` by id or file name (the latest of that name), within `--merchant` when given. */
 async function batchIdOf(core: Reader, ref: string | undefined, merchantId: string | undefined): Promise<string | undefined> {
   if (!ref) return undefined;
+  // Loaded for --batch only: the batch views bring the ack and results modules with them.
+  const { batchIdFor } = await import('../orders/batch-view.ts');
   const batchId = await batchIdFor(core.database.db, ref, merchantId);
   if (!batchId) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No batch ${ref}${merchantId ? ' of this merchant' : ''}.`);
   return batchId;
@@ -153,6 +86,11 @@ export async function listOrders(core: Reader, opts: ListOptions, progressFor: (
 }
 
 export async function showOrder(core: Reader, print: Print, key: string, opts: { json?: boolean }): Promise<void> {
+  const [{ findOrderByKey }, { listAttempts }, { orderView, orderText }] = await Promise.all([
+    import('../db/queries/order-by-key.ts'),
+    import('../db/queries/find-order.ts'),
+    import('./order-view.ts'),
+  ]);
   const found = await findOrderByKey(core.database.db, key);
   if (!found) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No order with orderSessionKey ${key}.`);
   const view = orderView(found, await listAttempts(core.database.db, found.order.id));
