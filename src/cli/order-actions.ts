@@ -68,7 +68,7 @@ export async function listOrders(core: Reader, opts: ListOptions, progressFor: (
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RescuedError('ERR_MODEL_INVALID', '--limit must be a whole number of at least 1.');
   const merchantId = await merchantIdOf(core, opts.merchant);
   const batchId = await batchIdOf(core, opts.batch, merchantId);
-  const query = parseOrderQuery({ status: opts.status, since: opts.since, batchId }, new Date());
+  const query = await parseOrderQuery({ status: opts.status, since: opts.since, batchId }, new Date());
   const found: OrderListItem[] = [];
   const progress = progressFor(limit);
   let cursor: string | undefined;
@@ -114,7 +114,7 @@ export async function printOrderList(core: Reader, print: Print, opts: ListOptio
 export async function findOrders(core: Reader, print: Print, opts: { orderId?: string | undefined; merchant?: string; json?: boolean }): Promise<void> {
   if (!opts.orderId) throw new RescuedError('ERR_MODEL_REQUIRED', 'orders find needs the orderId: rescued orders find <orderId> [--merchant <mid>].');
   const merchantId = await merchantIdOf(core, opts.merchant);
-  const query = parseOrderQuery({ orderId: opts.orderId, limit: MAX_PAGE }, new Date());
+  const query = await parseOrderQuery({ orderId: opts.orderId, limit: MAX_PAGE }, new Date());
   const found = (await orderPage(core.database.db, merchantId, query)).orders.map(orderListItem);
   if (found.length === 0) throw new RescuedError('ERR_HTTP_NOT_FOUND', `No order with orderId ${opts.orderId}${opts.merchant ? ` of merchant ${opts.merchant}` : ''}.`);
   print(opts.json ? found : orderTable(found), opts.json);
