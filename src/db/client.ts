@@ -19,6 +19,7 @@ import { connectionTarget, noDelaySockets } from './socket.ts';
 import { assertDriverMended } from './driver-check.ts';
 import { readSecretFile } from '../config/secrets.ts';
 import { RescuedError } from '../errors.ts';
+import { sqlState } from '../sqlstate.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -211,13 +212,13 @@ async function assertMigrated(db: Db): Promise<void> {
     applied = Number(rows[0]?.at ?? 0);
   } catch (err) {
     // No drizzle schema or table yet (3F000, 42P01): nothing was ever migrated.
-    if (!['3F000', '42P01'].includes((err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? '')) throw err;
+    if (!['3F000', '42P01'].includes(sqlState(err) ?? '')) throw err;
   }
   if (applied < latestMigration()) throw new RescuedError('ERR_DB_NOT_MIGRATED');
 }
 
 /**
- * The database for a command that only reads (orders, batches, report): on a server, one
+ * The database for a command that only reads (orders list/find/show, report): on a server, one
  * connection and no migration, advisory lock or engine, only a check that the schema is the
  * one this code reads (issue 28: migrating took a second connection and most of the
  * command's time). PGlite is opened by this process alone, and migrated as before.
