@@ -33,6 +33,13 @@ export interface BatchOptions {
   expiryDateUtc?: string;
   /** Distinguishes order ids between generated files. */
   runId?: string;
+  /**
+   * When the entries' declines happened (transaction.timestampUtc): default an hour before the
+   * file is written. A decline is a past event: one ahead of the daemon's clock by more than
+   * api.clockSkewSeconds is rejected (ERR_MODEL_TIME_IN_FUTURE), so the time is never the
+   * template's fixed one.
+   */
+  declinedAt?: Date;
 }
 
 export function entry(i: number, opts: BatchOptions): Record<string, unknown> {
@@ -52,6 +59,7 @@ export function entry(i: number, opts: BatchOptions): Record<string, unknown> {
   e.idempotencyKey = randomUUID();
   delete e.expiryDateUtc;
   tx.id = `ch_${opts.runId ?? 'gen'}_${i + 1}`;
+  tx.timestampUtc = (opts.declinedAt ?? new Date(Date.now() - 3_600_000)).toISOString();
   tx.amount = 1000 + (i % 9000);
   pm.cardNumber = opts.cardTokens[i % opts.cardTokens.length];
   const card = opts.cards?.[i % opts.cards.length];

@@ -2,7 +2,7 @@
 // CLI opens it without them. Stages name `Core` from here, below the wiring file.
 import type { ResolvedConfig } from './config/index.ts';
 import type { Logger } from './log.ts';
-import { openDatabase, pgliteDirFor, type Database } from './db/client.ts';
+import { databaseOptionsFor, openDatabase, type Database } from './db/client.ts';
 import { isClientActive } from './db/queries/client-status.ts';
 import { keyRingFrom, type KeyRing } from './vault/cipher.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
@@ -64,12 +64,7 @@ async function clientActive(database: Database, merchantId: string, clientId: st
 }
 
 async function openMigrated(config: ResolvedConfig, log: Logger): Promise<Database> {
-  const database = await openDatabase({
-    url: config.database.url,
-    pgliteDir: pgliteDirFor(config.dataDir),
-    poolSize: config.database.poolSize,
-    log: log.child({ component: 'db' }),
-  });
+  const database = await openDatabase(databaseOptionsFor(config, log));
   try {
     await database.migrate();
   } catch (err) {

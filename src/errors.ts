@@ -51,6 +51,7 @@ export const CORE_ERRORS = {
   ERR_VAULT_NOT_TEST_CARD: { status: 422, retryable: false, message: 'Sandbox mode accepts only the whitelisted test cards (samples/test-cards.json).' },
   ERR_VAULT_TOKEN_UNKNOWN: { status: 422, retryable: false, message: 'The card token is not one of this merchant\'s tokens.' },
   ERR_VAULT_PAYER_EMAIL_REQUIRED: { status: 422, retryable: false, message: 'This sandbox test card requires a specific payer email.' },
+  ERR_DB_NOT_MIGRATED: { status: 503, retryable: true, message: 'The database is not migrated to this version of rescued: run `rescued migrate`, or start the daemon (it migrates at start).' },
   ERR_VAULT_ROTATE_INCOMPLETE: { status: 500, retryable: true, message: 'Some sealed values could not be re-encrypted under the active key.' },
   ERR_PURGE_BUSY: { status: 409, retryable: true, message: 'Another instance is running the purge; it removes the same data. Try again when it has finished.' },
 } as const satisfies Record<string, ErrorSpec>;

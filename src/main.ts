@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `rescued` command line on the process's own arguments, output and exit status.
-import { enableCompileCache } from 'node:module';
+import { enableCompileCache, registerHooks } from 'node:module';
 import type { Serve } from './cli/program.ts';
 
 // Node strips the types of every .ts file it loads, and compiles it, on every run: the compile
@@ -8,6 +8,20 @@ import type { Serve } from './cli/program.ts';
 // NODE_COMPILE_CACHE), which takes a command's start from about a second to a few hundred ms
 // (issue 28; test/bench/cli.bench.ts). So the modules below are imported after it is on.
 enableCompileCache();
+
+// A command (not `serve`) loads drizzle-orm from its CommonJS build, the same code its package
+// ships beside the ES modules. Node looks up the package scope of every ES module it resolves,
+// and for each of drizzle's ~100 files that meant copying out its 180 kB package.json: loading
+// drizzle took 300–500 ms of a CLI command's start and most of its garbage collection, against
+// 60–80 ms from CommonJS (issue 28; npm run bench -- cli). The daemon keeps the ES modules: its
+// start is paid once, and drizzle's CommonJS drivers would load a second copy of the database
+// packages (their CommonJS builds) into its memory.
+if (!process.argv.slice(2).includes('serve')) {
+  registerHooks?.({
+    resolve: (specifier, context, next) =>
+      specifier === 'drizzle-orm' || specifier.startsWith('drizzle-orm/') ? next(specifier, { ...context, conditions: ['node', 'require'] }) : next(specifier, context),
+  });
+}
 
 // Every stage's error codes, registered before any command can throw one.
 await import('./catalogue.ts');

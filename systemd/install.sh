@@ -7,17 +7,23 @@
 #                                         (root:<group> 0640; kept when it exists)
 #   <root>/etc/rescued/rescued.env        DATABASE_URL (root 0600, read by systemd only; kept when
 #                                         it exists)
+#   <root>/etc/rescued/db-password        with --database-password-file: the PostgreSQL password
+#                                         (root:<group> 0640), named by rescued.env as
+#                                         RESCUED_DATABASE_PASSWORD_FILE
 #   <root>/etc/systemd/system/rescued.service
 #   <root>/var/lib/rescued                the data folder (<user> 0700: SFTP host keys and homes)
 # and the system user. Run as root. Secrets are written to files, never printed.
 #
 #   sudo systemd/install.sh [--root DIR] [--user NAME] [--database-url URL]
-#                           [--node-modules-from DIR]
+#                           [--database-password-file FILE] [--node-modules-from DIR]
 #
 # --root DIR               install under DIR instead of / (a scratch root for tests or packaging)
 # --user NAME              the system user the daemon runs as (default rescued; created if missing)
 # --database-url URL       written to rescued.env (default postgres://rescued@127.0.0.1:5432/rescued;
-#                          a password goes in the URL or as PGPASSWORD= in rescued.env)
+#                          no password in it: see --database-password-file)
+# --database-password-file FILE
+#                          the role's password, alone on one line: copied to /etc/rescued/db-password
+#                          (database.passwordFile); the daemon reads it at each new connection
 # --node-modules-from DIR  tests only: link DIR as node_modules instead of running npm ci
 set -eu
 
@@ -25,12 +31,14 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 root=/
 user=rescued
 database_url=postgres://rescued@127.0.0.1:5432/rescued
+database_password_file=
 node_modules_from=
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root=$2; shift 2 ;;
     --user) user=$2; shift 2 ;;
     --database-url) database_url=$2; shift 2 ;;
+    --database-password-file) database_password_file=$2; shift 2 ;;
     --node-modules-from) node_modules_from=$2; shift 2 ;;
     *) echo "install.sh: unknown option $1" >&2; exit 64 ;;
   esac
@@ -91,9 +99,17 @@ if [ ! -e "$etc/rescued.json" ]; then
 EOF
   chown "root:$group" "$tmp" && chmod 0640 "$tmp" && mv "$tmp" "$etc/rescued.json"
 fi
+# The database password, in a file of its own that the daemon's group reads (database.passwordFile):
+# 0640 and owned by root, as the daemon requires of it; the URL then carries none.
+if [ -n "$database_password_file" ]; then
+  tmp=$(mktemp "$etc/.db-password.XXXXXX")
+  cat "$database_password_file" >"$tmp"
+  chown "root:$group" "$tmp" && chmod 0640 "$tmp" && mv "$tmp" "$etc/db-password"
+fi
 if [ ! -e "$etc/rescued.env" ]; then
   tmp=$(mktemp "$etc/.rescued.env.XXXXXX")
   printf '# Read by systemd before it drops to %s; the daemon never opens it.\nDATABASE_URL=%s\n' "$user" "$database_url" >"$tmp"
+  if [ -n "$database_password_file" ]; then printf 'RESCUED_DATABASE_PASSWORD_FILE=/etc/rescued/db-password\n' >>"$tmp"; fi
   chown root:root "$tmp" && chmod 0600 "$tmp" && mv "$tmp" "$etc/rescued.env"
 fi
 

@@ -94,6 +94,36 @@ async function cliLogger(config: ResolvedConfig, io: CliIo): Promise<Logger> {
   return createLogger({ level, destination });
 }
 
+/** What a command that only reads needs: the configuration, a logger and the database. */
+export type Reader = Pick<Core, 'config' | 'log' | 'database'>;
+
+/**
+ * Runs a command that only reads (orders, report): like withCore, but on the database alone,
+ * opened for reading (src/db/client.ts, openForReading: on a server one connection, no
+ * migration or lock), without the vault, tokens and merchant services, whose imports and
+ * set-up were most of such a command's time beside a daemon on PostgreSQL (issue 28).
+ */
+export async function withReader(program: Command, body: (reader: Reader, print: Print) => Promise<void>): Promise<void> {
+  const io = ioOf(program);
+  let reader: Reader | undefined;
+  let log: Logger | undefined;
+  try {
+    const config = await configFrom(program);
+    if (await ranInDaemon(program, io, config)) return;
+    log = await cliLogger(config, io);
+    if (io.database) reader = { config, log, database: io.database };
+    else {
+      const { databaseOptionsFor, openForReading } = await import('../db/client.ts');
+      reader = { config, log, database: await openForReading(databaseOptionsFor(config, log)) };
+    }
+    await body(reader, printerFor(io));
+  } catch (err) {
+    io.setExitCode(fail(err, io, log));
+  } finally {
+    if (reader && !io.database) await reader.database.close();
+  }
+}
+
 export async function withCore(program: Command, body: (core: Core, print: Print) => Promise<void>): Promise<void> {
   const io = ioOf(program);
   let core: Core | undefined;

@@ -1,13 +1,13 @@
 // `rescued orders show <orderSessionKey>`: an order as the engine sees it — status, the past
 // attempts with their results and why each was made then, and the planned next attempt with
-// its reason. `orders list` and `orders find --order-id` find orders by what the operator
+// its reason. `orders list` and `orders find <orderId>` find orders by what the operator
 // knows (merchant, status, batch, time; the merchant's own orderId). Cards appear as brand
 // and last four digits only.
 // The commands only: what each does is in src/cli/order-actions.ts, loaded when it runs here,
 // so that a command a running daemon answers loads no database query (issue 28).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { ListOptions } from './order-actions.ts';
-import { ioOf, withCore } from './context.ts';
+import { ioOf, withCore, withReader } from './context.ts';
 import { cliProgress } from './progress.ts';
 
 const actions = () => import('./order-actions.ts');
@@ -19,7 +19,7 @@ export function orderCommands(program: Command): void {
     .description('an order with its past attempts and the planned next one, and the reason for each (no card number)')
     .option('--json', 'print JSON')
     .action((key: string, opts: { json?: boolean }) =>
-      withCore(program, async (core, print) => (await actions()).showOrder(core, print, key, opts)),
+      withReader(program, async (core, print) => (await actions()).showOrder(core, print, key, opts)),
     );
 
   orders
@@ -36,18 +36,19 @@ export function orderCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (default 50)')
     .option('--json', 'print JSON')
     .action((opts: ListOptions) =>
-      withCore(program, async (core, print) =>
+      withReader(program, async (core, print) =>
         (await actions()).printOrderList(core, print, opts, (total) => cliProgress(ioOf(program), 'orders list', { total, unit: 'orders' })),
       ),
     );
 
   orders
-    .command('find')
-    .description('the order with this orderId: of one merchant (an orderId is unique per merchant), or of each merchant that has one')
-    .requiredOption('--order-id <orderId>', 'the merchant\'s own orderId')
+    .command('find [orderId]')
+    .description('the order with this orderId (the merchant\'s own): of one merchant (an orderId is unique per merchant), or of each merchant that has one')
+    // The flag of earlier releases, kept so that scripts written for them still run.
+    .addOption(new Option('--order-id <orderId>').hideHelp())
     .option('--merchant <mid>', 'only this merchant\'s')
     .option('--json', 'print JSON')
-    .action((opts: { orderId: string; merchant?: string; json?: boolean }) =>
-      withCore(program, async (core, print) => (await actions()).findOrders(core, print, opts)),
+    .action((orderId: string | undefined, opts: { orderId?: string; merchant?: string; json?: boolean }) =>
+      withReader(program, async (core, print) => (await actions()).findOrders(core, print, { ...opts, orderId: orderId ?? opts.orderId })),
     );
 }

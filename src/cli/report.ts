@@ -6,7 +6,8 @@ import { Option, type Command } from 'commander';
 import { recoveryReport, REPORT_PARTS } from '../reports/recovery.ts';
 import { parseSince } from '../reports/since.ts';
 import { reportCsv, reportText } from '../reports/render.ts';
-import { withCore, ioOf } from './context.ts';
+import { withReader, ioOf } from './context.ts';
+import { merchantByMid } from './merchant-ref.ts';
 import { cliProgress } from './progress.ts';
 
 /** Nothing is drawn for a report that ends within this; a slow one redraws at this pace. */
@@ -28,10 +29,10 @@ export function reportCommand(program: Command): void {
     .addOption(new Option('--json', 'print JSON (the object GET /v1/reports/recovery answers)').conflicts('csv'))
     .addOption(new Option('--csv', 'print the recovery breakdown as CSV: one row per group, amounts per currency in major units'))
     .action((opts: ReportOpts) =>
-      withCore(program, async (core, print) => {
+      withReader(program, async (core, print) => {
         const now = new Date();
         const since = parseSince(opts.since, now);
-        const merchant = opts.merchant ? await core.merchants.byMid(opts.merchant) : undefined;
+        const merchant = opts.merchant ? await merchantByMid(core, opts.merchant) : undefined;
         const progress = cliProgress(ioOf(program), 'report', { total: REPORT_PARTS, unit: 'parts', intervalMs: PROGRESS_INTERVAL_MS, ticking: true });
         let report;
         try {

@@ -1,6 +1,6 @@
 // `rescued webhooks …`: the operator's view of deliveries, replays (a new delivery of the same
 // event, same webhook-id, `IsResent: true`), and re-enabling an endpoint after a 410.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { createWebhookOperations } from '../webhooks/operations.ts';
 import type { DeliveryListing } from '../db/queries/list-webhook-deliveries.ts';
 import { ioOf, withCore } from './context.ts';
@@ -12,6 +12,9 @@ function line(d: DeliveryListing): string {
   return `${d.deliveryId}  ${d.webhookId}  ${d.event.padEnd(15)}  ${d.status.padEnd(10)}  attempts ${d.attempts}  last ${last}${next}${d.isResent ? '  (resent)' : ''}  ${d.mid}`;
 }
 
+/** `--mid`, the merchant flag of earlier releases: still read, no longer shown (every command says --merchant). */
+const midAlias = () => new Option('--mid <mid>').hideHelp();
+
 export function webhookCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('inspect, replay and re-enable webhook deliveries');
 
@@ -19,12 +22,13 @@ export function webhookCommands(program: Command): void {
     .command('list')
     .description('list the latest webhook deliveries, newest first')
     .option('--failed', 'only dead deliveries and those whose last attempt failed')
-    .option('--mid <mid>', 'only this merchant\'s')
+    .option('--merchant <mid>', 'only this merchant\'s')
+    .addOption(midAlias())
     .option('--limit <n>', 'at most this many (default 50)', (v) => Number.parseInt(v, 10))
     .option('--json', 'print JSON')
-    .action((opts: { failed?: boolean; mid?: string; limit?: number; json?: boolean }) =>
+    .action((opts: { failed?: boolean; merchant?: string; mid?: string; limit?: number; json?: boolean }) =>
       withCore(program, async (core, print) => {
-        const rows = await createWebhookOperations(core.database.db).list(opts);
+        const rows = await createWebhookOperations(core.database.db).list({ ...opts, mid: opts.merchant ?? opts.mid });
         print(opts.json ? rows : rows.map(line).join('\n') || '(no deliveries)', opts.json);
       }),
     );
@@ -33,11 +37,13 @@ export function webhookCommands(program: Command): void {
     .command('replay [deliveryOrWebhookId]')
     .description('deliver an event again (same webhook-id, IsResent: true): by delivery id or webhook-id (msg_…), or every event since a time')
     .option('--since <time>', 'every event since this time (ISO 8601) or for this long (90m, 24h, 7d)')
-    .option('--mid <mid>', 'with --since: only this merchant\'s events')
+    .option('--merchant <mid>', 'with --since: only this merchant\'s events')
+    .addOption(midAlias())
     .option('--failed', 'with --since: only events whose deliveries are all dead')
     .option('--json', 'print JSON')
-    .action((id: string | undefined, opts: { since?: string; mid?: string; failed?: boolean; json?: boolean }) =>
+    .action((id: string | undefined, { merchant, ...rest }: { since?: string; merchant?: string; mid?: string; failed?: boolean; json?: boolean }) =>
       withCore(program, async (core, print) => {
+        const opts = { ...rest, mid: merchant ?? rest.mid };
         // Replaying by time goes a chunk of events at a time: the line shows how many of how
         // many (on a terminal only; piped, nothing).
         const progress = opts.since && !id ? cliProgress(ioOf(program), `webhooks replay --since ${opts.since}`, { unit: 'events' }) : undefined;

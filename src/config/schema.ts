@@ -25,6 +25,7 @@ export const ConfigSchema = Type.Object(
     database: Type.Object(
       {
         url: Type.String({ default: '', description: 'postgres:// URL of a PostgreSQL server (a Unix socket by its folder, as libpq: postgres://rescued@/rescued?host=/var/run/postgresql); empty = embedded PGlite in <dataDir>/db. Also DATABASE_URL.' }),
+        passwordFile: Type.String({ default: '', description: 'a file holding the PostgreSQL password alone (one line), so that database.url need not: mode 0600 owned by the daemon\'s user, or 0640 owned by root; read at each new connection, never logged. Also RESCUED_DATABASE_PASSWORD_FILE.' }),
         poolSize: Type.Integer({ minimum: 1, maximum: 200, default: 20, description: 'connections to a PostgreSQL server, per instance; a real-time call holds one per statement, so under load a larger pool means less queueing (CIT evaluate: 805 requests/s at 10, 1,337 at 30)' }),
       },
       { additionalProperties: false, default: {} },
@@ -153,6 +154,7 @@ export const ConfigSchema = Type.Object(
         rateLimitBurst: Type.Integer({ minimum: 1, default: 200, description: 'requests a merchant may send at once above the steady rate (token bucket size)' }),
         idempotencyTtlSeconds: Type.Integer({ minimum: 60, default: 86_400, description: 'how long an evaluate answer is replayed for its idempotencyKey' }),
         idempotencyInFlightSeconds: Type.Integer({ minimum: 1, default: 60, description: 'a first request still unanswered after this long (its instance died) no longer blocks its key' }),
+        clockSkewSeconds: Type.Integer({ minimum: 0, maximum: 86_400, default: 300, description: 'how far ahead of this server\'s clock the time of a past event (transaction.timestampUtc, payer.birthdate) may be, in an evaluate request or a batch entry, before it is refused as a field error (ERR_MODEL_TIME_IN_FUTURE): the merchant\'s clock may run a little ahead' }),
         challengeTtlSeconds: Type.Integer({ minimum: 30, default: 900, description: 'how long a CHALLENGE answer may be completed before the order expires' }),
         transmitFlushIntervalMs: Type.Integer({ minimum: 10, default: 1000, description: 'buffered transmit records are stored at least this often' }),
         transmitBatchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'transmit records per insert; a full batch is stored at once' }),

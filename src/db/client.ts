@@ -2,21 +2,24 @@
 // configured, otherwise PGlite (PostgreSQL compiled to WASM) in <dataDir>/db, so that
 // `npm start` needs no server. Both are driven through the same drizzle schema, and the
 // committed migrations are applied before anything else touches the tables.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { sql } from 'drizzle-orm';
 import * as schema from './schema.ts';
 import { lockDataDir } from './lock.ts';
 import type { Logger } from '../log.ts';
+import type { ResolvedConfig } from '../config/index.ts';
 import { preparingClient } from './prepared.ts';
 import { connectionTarget, noDelaySockets } from './socket.ts';
 import { assertDriverMended } from './driver-check.ts';
+import { readSecretFile } from '../config/secrets.ts';
+import { RescuedError } from '../errors.ts';
+import { sqlState } from '../sqlstate.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -48,6 +51,8 @@ async function ping(db: Db): Promise<void> {
 export interface DatabaseOptions {
   /** postgres:// URL; empty for PGlite. */
   url: string;
+  /** A file holding the server's password (database.passwordFile): read at each connection, never put in the URL. */
+  passwordFile?: string | undefined;
   /** PGlite data folder; undefined keeps PGlite in memory (tests). */
   pgliteDir?: string | undefined;
   /**
@@ -128,19 +133,39 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
   }
 }
 
-async function migrateServer(url: string, log: Logger): Promise<void> {
+/**
+ * What every connection to the server is opened with: the URL (a Unix socket as its path),
+ * and the password read from database.passwordFile when one is set. The password is a
+ * function, which postgres-js calls at each connection: a rotated file is read by the next
+ * connection, and the password never sits in an options object that could be logged.
+ */
+export function serverOptions(opts: Pick<DatabaseOptions, 'url' | 'passwordFile'>): { url: string; options: postgres.Options<Record<string, postgres.PostgresType>> } {
+  const target = connectionTarget(opts.url);
+  const file = opts.passwordFile;
+  return {
+    url: target.url,
+    options: {
+      ...(target.path ? { path: target.path } : {}),
+      ...(file ? { password: () => readSecretFile(file, 'database.passwordFile') } : {}),
+    },
+  };
+}
+
+async function migrateServer(opts: DatabaseOptions): Promise<void> {
   // One dedicated connection: an advisory lock belongs to a session, and the pool would
   // hand the unlock to another one.
-  const target = connectionTarget(url);
-  const conn = postgres(target.url, { max: 1, onnotice: () => {}, ...(target.path ? { path: target.path } : {}) });
+  const target = serverOptions(opts);
+  const conn = postgres(target.url, { ...target.options, max: 1, onnotice: () => {} });
   try {
     await conn`select pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    // Loaded here: a command that only reads never migrates (openForReading).
+    const { migrate: migratePostgres } = await import('drizzle-orm/postgres-js/migrator');
     await migratePostgres(drizzlePostgres({ client: conn, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
     await conn`select pg_advisory_unlock(${MIGRATION_LOCK.toString()}::bigint)`;
   } finally {
     await conn.end({ timeout: 5 });
   }
-  log.debug('migrations applied');
+  opts.log.debug('migrations applied');
 }
 
 /**
@@ -174,9 +199,9 @@ async function trySessionLock(url: string, key: bigint): Promise<(() => Promise<
 
 function openPostgres(opts: DatabaseOptions): Database {
   assertDriverMended();
-  const target = connectionTarget(opts.url);
+  const target = serverOptions(opts);
   const client = postgres(target.url, {
-    ...(target.path ? { path: target.path } : {}),
+    ...target.options,
     max: opts.poolSize,
     // Errors must never echo bound parameters (they may hold card data) into a log line.
     debug: false,
@@ -189,15 +214,70 @@ function openPostgres(opts: DatabaseOptions): Database {
   return {
     db: db as unknown as Db,
     kind: 'postgres',
-    migrate: () => migrateServer(opts.url, opts.log),
+    migrate: () => migrateServer(opts),
     ping: () => ping(db as unknown as Db),
     tryLock: (key) => trySessionLock(opts.url, key),
     close: () => client.end({ timeout: 5 }),
   };
 }
 
+/** The options of the configured database: the server's URL and password file, or PGlite in the data folder. */
+export function databaseOptionsFor(config: ResolvedConfig, log: Logger): DatabaseOptions {
+  return {
+    url: config.database.url,
+    passwordFile: config.database.passwordFile || undefined,
+    pgliteDir: pgliteDirFor(config.dataDir),
+    poolSize: config.database.poolSize,
+    log: log.child({ component: 'db' }),
+  };
+}
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return opts.url ? openPostgres(opts) : openPglite(opts);
+}
+
+/** The time drizzle records for the last migration this code ships (its journal's `when`). */
+function latestMigration(): number {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> };
+  return Math.max(...journal.entries.map((e) => e.when));
+}
+
+/** Throws ERR_DB_NOT_MIGRATED unless the server's schema has every migration this code ships. */
+async function assertMigrated(db: Db): Promise<void> {
+  let applied = 0;
+  try {
+    const rows = (await db.execute(sql`select max(created_at)::text as at from drizzle.__drizzle_migrations`)) as unknown as Array<{ at: string | null }>;
+    applied = Number(rows[0]?.at ?? 0);
+  } catch (err) {
+    // No drizzle schema or table yet (3F000, 42P01): nothing was ever migrated.
+    if (!['3F000', '42P01'].includes(sqlState(err) ?? '')) throw err;
+  }
+  if (applied < latestMigration()) throw new RescuedError('ERR_DB_NOT_MIGRATED');
+}
+
+/**
+ * The database for a command that only reads (orders list/find/show, report): on a server, one
+ * connection and no migration, advisory lock or engine, only a check that the schema is the
+ * one this code reads (issue 28: migrating took a second connection and most of the
+ * command's time). PGlite is opened by this process alone, and migrated as before.
+ */
+export async function openForReading(opts: DatabaseOptions): Promise<Database> {
+  if (!opts.url) {
+    const database = await openPglite(opts);
+    await database.migrate().catch(async (err: unknown) => {
+      await database.close();
+      throw err;
+    });
+    return database;
+  }
+  const database = openPostgres({ ...opts, poolSize: 1 });
+  try {
+    await assertMigrated(database.db);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return database;
 }
 
 export function pgliteDirFor(dataDir: string): string {

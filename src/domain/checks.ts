@@ -9,7 +9,7 @@
 // A keyword not listed here fails at load, so no rule can be skipped silently; the
 // checking mode only ever answers "valid", and any doubt goes to Ajv (validate.ts).
 import type { TSchema } from '@sinclair/typebox';
-import { FORMAT_CHECKS } from './formats.ts';
+import { FORMAT_CHECKS } from './format-table.ts';
 
 /** Registers a value the generated code needs and returns the name it has there. */
 export type Dependency = (value: unknown) => string;

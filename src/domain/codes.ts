@@ -9,6 +9,7 @@ export const MODEL_ERRORS = {
   ERR_MODEL_TYPE: { status: 400, retryable: false, message: 'A field has the wrong type.' },
   ERR_MODEL_FORMAT: { status: 400, retryable: false, message: 'A field does not have the expected format or is not a known code.' },
   ERR_MODEL_RANGE: { status: 400, retryable: false, message: 'A number is outside its allowed range.' },
+  ERR_MODEL_TIME_IN_FUTURE: { status: 400, retryable: false, message: 'The time of a past event (transaction.timestampUtc, payer.birthdate) is in the future, beyond the allowed clock skew.' },
   ERR_MODEL_CARD_NUMBER_IN_IDENTIFIER: { status: 400, retryable: false, message: 'An identifier (orderId, idempotencyKey, payer.id, …) holds a card number: identifiers are never masked, so the request or entry is refused.' },
   ERR_MODEL_ILLEGAL_TRANSITION: { status: 409, retryable: false, message: 'The order cannot move to that status from its current status.' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -5,7 +5,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FieldError } from '../error-types.ts';
 import type { ModelErrorCode } from './codes.ts';
-import { FORMAT_WORDS } from './formats.ts';
+import { FORMAT_WORDS } from './format-table.ts';
 import { NUMERIC_TEXT_NOTE } from './schemas/fields.ts';
 
 /** The root of the input when it is not an object at all. */

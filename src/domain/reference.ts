@@ -2,7 +2,10 @@
 // typed by hand: ISO 3166-1 alpha-2 from i18n-iso-countries, ISO 4217 (list one) from
 // currency-codes. Built once at module load into Sets so a check is one hash look-up.
 import { createRequire } from 'node:module';
-import countries from 'i18n-iso-countries';
+// The package's library alone: its main entry (entry-node.js) registers all 78 languages on
+// import, which cost every process that validates a field (a CLI command among them) about
+// 100 ms of loading and garbage collection for the one language used here.
+import countries from 'i18n-iso-countries/index.js';
 import currencyCodes from 'currency-codes';
 
 // The English names are what a batch file carries in cardCountry ("United States"); the

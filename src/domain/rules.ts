@@ -10,6 +10,7 @@ import { isCardNumber } from './formats.ts';
 import { ORDER_SOURCES } from './schemas/evaluate.ts';
 import { MAX_PRIOR_ATTEMPTS } from './schemas/objects.ts';
 import { US_STATE_CODES } from './us-states.ts';
+import { isCanonicalDate, isCanonicalDateTime } from './dates.ts';
 
 export type ModelMode = 'sandbox' | 'production';
 
@@ -116,10 +117,39 @@ function orderSourceRules(req: Obj, warnings: FieldError[]): void {
   }
 }
 
+/** How far ahead of our clock a past event's time may be (api.clockSkewSeconds's default). */
+export const DEFAULT_CLOCK_SKEW_MS = 300_000;
+
+/** What "now" is for the rules about past events: the server's time and the skew allowed a merchant's clock. */
+export interface RuleClock {
+  now: Date;
+  skewMs: number;
+}
+
+const FUTURE = 'ERR_MODEL_TIME_IN_FUTURE';
+
+// A decline is a past event: a timestampUtc ahead of our clock by more than the skew is a
+// mistake (a wrong time zone, a test value), and would count toward the card's 30-day network
+// limits from a day that has not come yet. A birthdate is a date with no zone: it is refused
+// only once it is after today everywhere (UTC+14, plus the skew).
+function timeRules(req: Obj, clock: RuleClock, errors: FieldError[]): void {
+  const latest = clock.now.getTime() + clock.skewMs;
+  const at = obj(req.transaction)?.timestampUtc;
+  if (typeof at === 'string' && isCanonicalDateTime(at) && Date.parse(at) > latest) {
+    errors.push(fieldError('transaction.timestampUtc', FUTURE, `is in the future (more than ${clock.skewMs / 1000} s ahead of ${clock.now.toISOString()}): send the time of the decline, in UTC`));
+  }
+  const birthdate = obj(req.payer)?.birthdate;
+  const today = new Date(latest + 14 * 3_600_000).toISOString().slice(0, 10);
+  if (typeof birthdate === 'string' && isCanonicalDate(birthdate) && birthdate > today) {
+    errors.push(fieldError('payer.birthdate', FUTURE, `is after today (${today})`));
+  }
+}
+
 /** Cross-field rules of an evaluate request or batch entry (normalised input). */
-export function checkEvaluateRules(input: unknown, mode: ModelMode, errors: FieldError[], warnings: FieldError[]): void {
+export function checkEvaluateRules(input: unknown, mode: ModelMode, errors: FieldError[], warnings: FieldError[], clock: RuleClock = { now: new Date(), skewMs: DEFAULT_CLOCK_SKEW_MS }): void {
   const req = obj(input);
   if (!req) return;
+  timeRules(req, clock, errors);
   mitRules(req, errors);
   payerRules(req, errors);
   stateRules(req, errors);

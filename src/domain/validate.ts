@@ -12,7 +12,7 @@ import { fromAjv } from './field-errors.ts';
 import { leafCheck } from './checks.ts';
 import { coercers, makeCheckingNormaliser, makeNormaliser, type ShapeOptions } from './normalise.ts';
 import { INVALID } from './shape-code.ts';
-import { checkEvaluateRules, type ModelMode } from './rules.ts';
+import { checkEvaluateRules, DEFAULT_CLOCK_SKEW_MS, type ModelMode, type RuleClock } from './rules.ts';
 import {
   BatchEntrySchema, BatchHeaderSchema, EvaluateRequestSchema,
   type BatchEntry, type BatchHeader, type EvaluateRequest, type OrderSource,
@@ -29,7 +29,13 @@ export type Validation<T> =
 export interface ModelOptions {
   /** sandbox adds the test-call bound: transaction.amount greater than 10 cents. */
   mode: ModelMode;
+  /** The server's time, for the times of past events (default: the system clock). */
+  now?: Date;
+  /** How far ahead of `now` such a time may be (api.clockSkewSeconds; default 5 minutes). */
+  clockSkewMs?: number;
 }
+
+const ruleClock = (opts: ModelOptions): RuleClock => ({ now: opts.now ?? new Date(), skewMs: opts.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS });
 
 export interface BatchEntryOptions extends ModelOptions {
   /** The header's expiryDateUtc (already validated); applies where an entry has none. */
@@ -131,7 +137,7 @@ function validated(value: unknown, m: Model, errors: FieldError[]): unknown {
   return value;
 }
 
-function checkEvaluate(input: unknown, m: Model, mode: ModelMode, defaultExpiry?: string): Checked {
+function checkEvaluate(input: unknown, m: Model, opts: ModelOptions, defaultExpiry?: string): Checked {
   let warnings: FieldError[] = [];
   const errors: FieldError[] = [];
   let value = checkedValue(input, m, defaultExpiry, warnings);
@@ -139,7 +145,7 @@ function checkEvaluate(input: unknown, m: Model, mode: ModelMode, defaultExpiry?
     warnings = [];
     value = validated(withDefaults(input, m.normalise(input, warnings), defaultExpiry), m, errors);
   }
-  checkEvaluateRules(value, mode, errors, warnings);
+  checkEvaluateRules(value, opts.mode, errors, warnings, ruleClock(opts));
   return { value, errors, warnings };
 }
 
@@ -173,12 +179,12 @@ function checkSimple(input: unknown, m: Model): Checked {
 
 /** POST /v1/evaluate body: a CIT or MIT evaluate request. */
 export function validateEvaluate(input: unknown, opts: ModelOptions): Validation<EvaluateRequest> {
-  return cardSafe(withCardSafety(checkEvaluate(input, EVALUATE, opts.mode)));
+  return cardSafe(withCardSafety(checkEvaluate(input, EVALUATE, opts)));
 }
 
 /** One entry of a batch file's `requests`: an evaluate request with sequenceNumber. */
 export function validateBatchEntry(input: unknown, opts: BatchEntryOptions): Validation<BatchEntry> {
-  return cardSafe(withCardSafety(checkEvaluate(input, BATCH_ENTRY, opts.mode, opts.defaultExpiryDateUtc)));
+  return cardSafe(withCardSafety(checkEvaluate(input, BATCH_ENTRY, opts, opts.defaultExpiryDateUtc)));
 }
 
 /** The batch file header (mid, authorizationToken, expiryDateUtc); `requests` is ignored. */
@@ -197,5 +203,5 @@ export function validateTokenize(input: unknown): Validation<TokenizeRequest> {
  * becomes a warning and its field is left out of the value; absent fields are fine.
  */
 export function validateTransmit(input: unknown, opts: ModelOptions): Validation<TransmitRequest> {
-  return cardSafe(leniently(withCardSafety(checkEvaluate(input, EVALUATE, opts.mode))));
+  return cardSafe(leniently(withCardSafety(checkEvaluate(input, EVALUATE, opts))));
 }

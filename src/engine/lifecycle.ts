@@ -8,7 +8,8 @@ import { declinedAtOf } from '../db/prior-attempts.ts';
 import type { WorkOrder } from '../db/queries/claim-orders.ts';
 import { assertTransition, type Status } from '../domain/states.ts';
 import type { OrderEventInput, OrderEventType } from '../webhooks/outbox.ts';
-import { classifyDecline, type Classification, type DeclineInput } from '../declines/classify.ts';
+import { classifyDecline, type Classification } from '../declines/classify.ts';
+import { requestTexts, resolveOriginalDecline } from '../declines/original.ts';
 import { answerClassification, type AnswerCodes } from '../declines/answer-decline.ts';
 import type { Histories } from './history.ts';
 import type { MerchantModel, Plan } from './plan-types.ts';
@@ -26,29 +27,20 @@ export interface LifecycleCtx {
 }
 
 interface RequestView {
-  transaction?: {
-    responseDescription?: string | null; responseSubStatus?: string | null; timezoneUtcOffset?: number | null;
-    timestampUtc?: string; merchantAdviceCode?: string | null;
-  };
+  transaction?: { timezoneUtcOffset?: number | null; timestampUtc?: string; merchantAdviceCode?: string | null };
 }
 
 const transactionOf = (order: WorkOrder) => (order.request as RequestView | null)?.transaction ?? {};
 
-/** The merchant's original decline, as the order carries it. */
+/** The merchant's original decline, as the order carries it: the one resolution (src/declines/original.ts). */
 export function originalDecline(order: WorkOrder, rules: Rules, at: Date): Classification {
-  const t = transactionOf(order);
-  const input: DeclineInput = {
-    responseCodeSource: order.declineSource,
-    responseCode: order.declineCode,
-    responseDescription: t.responseDescription ?? null,
-    responseSubStatus: t.responseSubStatus ?? null,
-    // The original decline's Mastercard advice (transaction.merchantAdviceCode): 03 and 21 stop
-    // at once, 24–30 delay the first retry.
-    merchantAdviceCode: t.merchantAdviceCode ?? null,
-    cardBrand: order.cardBrand,
-    at,
-  };
-  return classifyDecline(input, { rules });
+  // The original decline's Mastercard advice (transaction.merchantAdviceCode): 03 and 21 stop
+  // at once, 24–30 delay the first retry.
+  const advice = transactionOf(order).merchantAdviceCode ?? null;
+  return resolveOriginalDecline(
+    { declineSource: order.declineSource, declineCode: order.declineCode, cardBrand: order.cardBrand, ...requestTexts(order.request), merchantAdviceCode: advice, at },
+    { rules },
+  );
 }
 
 /** A decline the processor returned (ISO 8583 codes with the Mastercard advice code). */

@@ -18,7 +18,10 @@ export interface EntryContext {
   batchId: string;
   mode: ModelMode;
   defaultExpiryDateUtc: string | undefined;
+  /** When the file was received: the "now" of the entries' past-event times. */
   now: Date;
+  /** How far ahead of `now` such a time may be (api.clockSkewSeconds). */
+  clockSkewMs?: number | undefined;
   /**
    * The file's merchant: an entry naming another merchant's mid or siteId is rejected, as the
    * API answers 403 for the same body (orders/own-ids.ts).
@@ -65,7 +68,7 @@ export function mayHoldControls(text: string): boolean {
  * given, the JSON it was parsed from (see mayHoldControls).
  */
 export function checkEntry(raw: unknown, position: number, ctx: EntryContext, text?: string): EntryOutcome {
-  const result = validateBatchEntry(raw, { mode: ctx.mode, defaultExpiryDateUtc: ctx.defaultExpiryDateUtc });
+  const result = validateBatchEntry(raw, { mode: ctx.mode, defaultExpiryDateUtc: ctx.defaultExpiryDateUtc, now: ctx.now, ...(ctx.clockSkewMs !== undefined ? { clockSkewMs: ctx.clockSkewMs } : {}) });
   const errors: FieldError[] = result.ok ? [] : [...result.errors];
   const value = result.ok ? result.value : undefined;
   const self = identify(raw);

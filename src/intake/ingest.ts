@@ -108,7 +108,7 @@ async function readAgain(run: FileRun, budget: FileBudget, pre: ReadSummary, exp
     await insertBatch(tx, { id: batchId, merchantId: file.merchantId, fileName: file.name, sha256: pre.sha256, status: 'accepted', entryCount: 0, acceptedCount: 0, rejectedCount: 0, receivedAt });
     await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount: pre.entryCount, startedAt: receivedAt });
     run.log.info({ entries: pre.entryCount, sha256: pre.sha256, read: 'twice' }, 'batch ingest started');
-    const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt, owner: run.owner };
+    const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt, clockSkewMs: deps.clockSkewMs, owner: run.owner };
     const counts: PassTwoCounts = { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false };
     const store = carefulStore({ tx, cards: deps.cards, ctx, ack, counts, progress: (c) => progress.update(c), budget }, { copyFirst });
     const reader = new BatchReader(file.path, file.name, deps.limits ?? DEFAULT_LIMITS, { budget });

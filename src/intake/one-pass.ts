@@ -77,7 +77,7 @@ export async function ingestOnce(tx: Tx, run: FileRun, reader: BatchReader, firs
   const entryCount = reader.estimatedEntries();
   await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount, startedAt: receivedAt });
   run.log.info({ entries: entryCount, read: 'once' }, 'batch ingest started');
-  const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt, owner: run.owner };
+  const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt, clockSkewMs: deps.clockSkewMs, owner: run.owner };
   const counts: PassTwoCounts = { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false };
   const s: StoreContext = { tx, cards: deps.cards, ctx, ack, counts, progress: (c) => progress.update(c), budget: reader.budget };
   // PostgreSQL (the driver's `unsafe`) takes COPY; PGlite stores the careful way, in this thread anyway.

@@ -30,6 +30,7 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     // Vault writes for full card numbers go through the file's transaction (see cards.ts).
     cards: vaultCardResolver((tx) => createVault({ db: tx as unknown as Db, ring: core.keyRing, fingerprintKey: config.vault.fingerprintKey, mode: config.mode, testCards }), testCards),
     mode: config.mode,
+    clockSkewMs: config.api.clockSkewSeconds * 1000,
     log,
     archiveDir: archiveDir(config.dataDir),
     limits: config.intake,

@@ -14,6 +14,8 @@ export interface IntakeDeps {
   tokens: TokenService;
   cards: CardResolver;
   mode: ModelMode;
+  /** How far ahead of the receiving time an entry's past-event time may be (api.clockSkewSeconds). */
+  clockSkewMs?: number;
   log: Logger;
   /** Where ingested files go, outside every chroot. */
   archiveDir: string;

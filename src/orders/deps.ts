@@ -14,6 +14,8 @@ export interface OrderSettings {
   idempotencyTtlSeconds: number;
   idempotencyInFlightSeconds: number;
   challengeTtlSeconds: number;
+  /** How far ahead of our clock a past event's time may be (api.clockSkewSeconds; default 300). */
+  clockSkewSeconds?: number;
 }
 
 export interface OrderDeps {

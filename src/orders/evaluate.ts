@@ -27,7 +27,8 @@ import { authorizeRequestOf, decideAndStore, decideWithoutProcessor, evaluateOne
 export type { EvaluateAnswer } from './evaluate-answer.ts';
 
 function validated(body: unknown, deps: OrderDeps): { req: EvaluateRequest; warnings: unknown[] } {
-  const v = validateEvaluate(body, { mode: deps.mode });
+  const skew = deps.settings.clockSkewSeconds;
+  const v = validateEvaluate(body, { mode: deps.mode, now: deps.clock.now(), ...(skew !== undefined ? { clockSkewMs: skew * 1000 } : {}) });
   if (!v.ok) throw new RescuedError('ERR_MODEL_INVALID', undefined, v.errors);
   if (v.value.isDeclined !== true) throw new RescuedError('ERR_API_NOT_DECLINED', undefined, [{ field: 'isDeclined', code: 'ERR_API_NOT_DECLINED', message: 'must be true: only declined transactions can be rescued' }]);
   return { req: v.value, warnings: v.warnings };

@@ -4,7 +4,7 @@
 // into a charge — by the real-time attempt or a completed challenge (CIT) or a retry (MIT).
 // The rate is recovered / (recovered + lost), lost being DECLINED or EXPIRED: open orders
 // have no outcome yet and cancelled ones were withdrawn by the merchant, so neither counts.
-import { classifyDecline } from '../declines/classify.ts';
+import { resolveOriginalDecline } from '../declines/original.ts';
 import { STATUSES } from '../domain/states.ts';
 import type { FigureRow } from './sql/order-figures.ts';
 import type { BrandRow, Figures, MerchantRow, Money, ReasonRow } from './schema.ts';
@@ -77,19 +77,19 @@ export function overall(rows: FigureRow[]): Figures {
 }
 
 /**
- * The canonical reason of each original decline code, by the engine's own classifier (the
- * code tables, with the card brand for the network rules). The statement groups by code, so
- * this runs once per distinct (source, code, brand), not per order. The free-text
- * description is not read: a code the tables do not know counts as `unknown`. A reason whose
- * class differs by brand (a Visa category 1 code is hard) is one row per class.
+ * The canonical reason of each original decline, by the one resolution the engine and the
+ * order page use (src/declines/original.ts): code tables, card brand, and the request's text
+ * where it can decide (those rows carry it). The statement groups by code, so this runs once
+ * per distinct (source, code, brand[, texts]), not per order. A reason whose class differs by
+ * brand (a Visa category 1 code is hard) is one row per class.
  */
 export function byReason(rows: FigureRow[]): ReasonRow[] {
   const cache = new Map<string, { reason: string; class: string }>();
   const groups = groupBy(rows.filter((r) => r.set === 'code'), (r) => {
-    const k = `${r.declineSource}\u0000${r.declineCode}\u0000${r.cardBrand}`;
+    const k = [r.declineSource, r.declineCode, r.declineAdvice, r.cardBrand, r.responseDescription, r.responseSubStatus].join('\u0000');
     let c = cache.get(k);
     if (!c) {
-      const cl = classifyDecline({ responseCodeSource: r.declineSource, responseCode: r.declineCode, cardBrand: r.cardBrand });
+      const cl = resolveOriginalDecline({ ...r, merchantAdviceCode: r.declineAdvice });
       cache.set(k, (c = { reason: cl.reason, class: cl.class }));
     }
     return { key: `${c.reason}/${c.class}`, extra: c };

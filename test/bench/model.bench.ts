@@ -45,7 +45,7 @@ function entry(i: number): unknown {
   base.idempotencyKey = uuid(i, 1);
   base.transaction = { ...tx, id: `ch_${hex(i, 10)}`, amount: 11 + (i % 19_000), responseCode: ['51', '05', '91', '61'][i % 4] };
   if (i % 10 === 0) {
-    (base.transaction as Record<string, unknown>).timestampUtc = 'Mon, 30 Nov 2026 14:05:09 GMT';
+    (base.transaction as Record<string, unknown>).timestampUtc = 'Fri, 20 Nov 2026 14:05:09 GMT';
     base.subscription = { ...(base.subscription as object), price: '1999' };
     base.affiliate = null;
     base.merchantReference = 'extra';

@@ -38,9 +38,18 @@ describe('the sandbox\'s sample batch', () => {
     expect(batch.authorizationToken).toMatch(/^Bearer eyJ/);
     expect(batch.requests.every((r) => r.paymentMethod.token)).toBe(true);
 
+    // The banner says the demo key is registered already: its sftp line connects as printed,
+    // before anything else is registered (run in batch mode: `ls` of the merchant's home).
+    const [, demoLine] = await daemon.waitFor(/registered already \(.+\):\n\s+(sftp .+)\n/, 'stderr');
+    expect(daemon.stderr()).not.toContain('Register your public key first');
+    const session = paste(`echo ls | ${demoLine!.replace(/^sftp /, 'sftp -b - ')}`);
+    expect(session.status, session.stderr).toBe(0);
+    expect(session.stdout).toContain('inbound');
+
     const upload = paste(line!);
     expect(upload.status, upload.stderr).toBe(0);
     const ack = await ackOf(daemon, outbound!, file!);
+    // Every entry is accepted: the generated declines are dated in the past, not the template's day.
     expect(ack).toMatchObject({ mid, status: 'accepted', counts: { entries: 6, accepted: 6, rejected: 0 } });
     daemon.child.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(0);

@@ -101,9 +101,14 @@ describe.each(DB_KINDS)('webhooks end to end on %s', (kind) => {
     await waitFor(() => [...inFlight, ...waiting].every(okFor), { what: 'every event answered 200', timeoutMs: 60_000 });
     await stop(second);
     for (const r of receiver.received) expect(verify(r)).toMatchObject({ IsResent: false });
-    const list = await runCli(['webhooks', 'list', '--json', '--mid', creds.mid!], env);
+    const list = await runCli(['webhooks', 'list', '--json', '--merchant', creds.mid!], env);
     expect(list.status, list.stderr).toBe(0);
     const rows = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
+    // --mid, the flag of earlier releases, still reads the same, and is no longer listed.
+    expect((await runCli(['webhooks', 'list', '--json', '--mid', creds.mid!], env)).stdout).toBe(list.stdout);
+    const help = (await runCli(['webhooks', 'list', '--help'], env)).stdout;
+    expect(help).toContain('--merchant <mid>');
+    expect(help).not.toContain('--mid');
     expect(rows.map((d) => d.webhookId).sort()).toEqual([...inFlight, ...waiting].sort());
     // The POSTs cut off by the kill were never recorded: each delivery has its one accepted attempt.
     for (const d of rows) expect(d).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 200 });

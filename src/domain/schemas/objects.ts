@@ -18,7 +18,7 @@ export const PriorAttemptSchema = Type.Object({
 export const TransactionSchema = Type.Object({
   id: Text({ description: 'External transaction identifier (a gateway id; not checked as a GUID).' }),
   dynamicDescriptor: OptionalText(),
-  timestampUtc: DateTimeUtc(),
+  timestampUtc: DateTimeUtc({ description: 'When the decline happened (UTC). A past event: a time more than api.clockSkewSeconds (default 300) ahead of the server\'s clock is refused with ERR_MODEL_TIME_IN_FUTURE.' }),
   // No bound: the spec gives no unit (hours, minutes and seconds are all seen in the wild).
   timezoneUtcOffset: Type.Integer(),
   transactionType: OptionalText(),
@@ -46,7 +46,7 @@ export const PayerSchema = Type.Object({
   email: Type.String({ format: 'email-or-na', maxLength: 254, description: 'Email address, or NA (then phone is required).' }),
   phone: OptionalText(),
   id: OptionalText(),
-  birthdate: Type.Optional(Type.String({ format: 'date', maxLength: 10 })),
+  birthdate: Type.Optional(Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD; a date after today is refused with ERR_MODEL_TIME_IN_FUTURE.' })),
 });
 
 export const AffiliateSchema = Type.Object({

@@ -4,8 +4,8 @@
 // column: the distinct original declines of the scope are classified once each, as the
 // recovery report groups them (src/reports/figures.ts, byReason), and the orders whose decline
 // classifies to the reason are listed.
-import { classifyDecline } from '../../declines/classify.ts';
-import { declineKeys, type DeclineKey } from '../../db/queries/decline-keys.ts';
+import { declineKeys, declineTextKeys, type DeclineKey } from '../../db/queries/decline-keys.ts';
+import { resolveOriginalDecline, textCanDecide } from '../../declines/original.ts';
 import { findOrderByKey } from '../../db/queries/order-by-key.ts';
 import { orderPage, parseOrderQuery, type OrderPage } from '../../orders/listing.ts';
 import { batchPage, type BatchPage } from '../../orders/batch-view.ts';
@@ -31,10 +31,14 @@ export function filterOf(q: OrdersQuery): OrdersFilter {
 }
 
 /** The declines of the scope that the report counts under `reason` (and `class`, when given). */
-async function declinesFor(deps: ConsoleDeps, f: OrdersFilter, scope: { merchantId?: string | undefined; since?: Date | undefined; status?: string | undefined; batchId?: string | undefined }): Promise<DeclineKey[]> {
+async function declinesFor(deps: ConsoleDeps, f: OrdersFilter, scope: Parameters<typeof declineKeys>[1]): Promise<DeclineKey[]> {
   const keys = await declineKeys(deps.db, scope);
-  return keys.filter((k) => {
-    const c = classifyDecline({ responseCodeSource: k.source, responseCode: k.code, cardBrand: k.brand });
+  // The one resolution of the report and the order page: where the request's text can decide
+  // the reason (a Stripe code, a code in no table), each text is a key of its own.
+  const textual = keys.filter((k) => textCanDecide(k.source, k.code));
+  const all = [...keys.filter((k) => !textCanDecide(k.source, k.code)), ...(await declineTextKeys(deps.db, scope, textual))];
+  return all.filter((k) => {
+    const c = resolveOriginalDecline({ declineSource: k.source, declineCode: k.code, cardBrand: k.brand, merchantAdviceCode: k.advice, responseDescription: k.texts?.description, responseSubStatus: k.texts?.subStatus });
     return c.reason === f.reason && (!f.class || c.class === f.class);
   });
 }
@@ -42,7 +46,7 @@ async function declinesFor(deps: ConsoleDeps, f: OrdersFilter, scope: { merchant
 export async function consoleOrders(deps: ConsoleDeps, q: OrdersQuery): Promise<{ filter: OrdersFilter; page: OrderPage }> {
   const filter = filterOf(q);
   const scope = await scopeOf(deps, { merchant: filter.merchant });
-  const query = parseOrderQuery({ status: filter.state, batchId: filter.batch, since: filter.since, cursor: str(q.cursor), limit: PAGE_SIZE }, deps.clock.now());
+  const query = await parseOrderQuery({ status: filter.state, batchId: filter.batch, since: filter.since, cursor: str(q.cursor), limit: PAGE_SIZE }, deps.clock.now());
   const since = query.since === undefined ? undefined : new Date(query.since);
   const declines = filter.reason ? await declinesFor(deps, filter, { merchantId: scope.merchantId, since, status: query.status, batchId: query.batchId?.toLowerCase() }) : undefined;
   return { filter, page: await orderPage(deps.db, scope.merchantId, query, declines ? { declines } : {}) };

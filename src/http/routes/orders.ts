@@ -33,7 +33,7 @@ export function orderRoutes(app: FastifyInstance, { deps, preHandler }: Guarded)
     },
     preHandler,
   }, async (request, reply) => {
-    const query = parseOrderQuery((request.query ?? {}) as Record<string, unknown>, deps.orders.clock.now());
+    const query = await parseOrderQuery((request.query ?? {}) as Record<string, unknown>, deps.orders.clock.now());
     const page = await orderPage(deps.orders.db, request.merchant!.merchantId, query);
     if (query.orderId !== undefined && page.orders.length === 0) throw new RescuedError('ERR_HTTP_NOT_FOUND', 'No order with this orderId.');
     return reply.header('cache-control', 'no-store').send({ success: true, result: 'Success', orders: page.orders.map(orderListItem), nextCursor: page.nextCursor });

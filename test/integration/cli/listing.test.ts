@@ -51,8 +51,19 @@ describe.each(DB_KINDS)('rescued orders list|find, batches list|show on %s', (ki
     expect(byFile.map((o: { orderSessionKey: string }) => o.orderSessionKey)).toEqual(s.aBatchOrders.slice(0, 3));
     expect(await json('orders', 'list', '--merchant', mids[0]!, '--since', s.middle.toISOString())).toHaveLength(7);
     const text = await run('orders', 'list', '--merchant', mids[0]!, '--limit', '2');
-    expect(text.stdout.trim().split('\n')).toHaveLength(3);
-    expect(text.stdout).toContain(`${s.aOrders[0]}  ORD-cli-batch-`);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    // A header row, then the orders in aligned columns: each column starts where its title does.
+    expect(lines[0]).toMatch(/^ORDER SESSION KEY +ORDER ID +STATUS +AMOUNT +CUR +CARD +CREATED +BATCH +MID$/);
+    expect(lines[1]).toMatch(new RegExp(`^${s.aOrders[0]}  ORD-cli-batch-`));
+    for (const title of ['ORDER ID', 'STATUS', 'CUR', 'CARD', 'CREATED', 'BATCH', 'MID']) {
+      const at = lines[0]!.indexOf(title);
+      for (const row of lines.slice(1, 3)) expect(row[at - 1], `${title} in ${row}`).toBe(' ');
+      for (const row of lines.slice(1, 3)) expect(row[at], `${title} in ${row}`).not.toBe(' ');
+    }
+    // Amounts are right-aligned under AMOUNT's last letter.
+    const amountEnd = lines[0]!.indexOf('AMOUNT') + 'AMOUNT'.length;
+    for (const row of lines.slice(1, 3)) expect(row.slice(0, amountEnd)).toMatch(/\d\.\d\d$/);
     expect(text.stdout).toContain('(more orders: raise --limit');
     expect(text.stdout).not.toContain('tok_listing');
   });
@@ -70,14 +81,19 @@ describe.each(DB_KINDS)('rescued orders list|find, batches list|show on %s', (ki
   });
 
   it('orders find: by orderId within a merchant, or one per merchant that has it; none is an error', async () => {
-    const both = await json('orders', 'find', '--order-id', s.sharedOrderId);
+    const both = await json('orders', 'find', s.sharedOrderId);
     expect(both.map((o: { mid: string }) => o.mid).sort()).toEqual([...mids].sort());
-    const mine = await json('orders', 'find', '--order-id', s.sharedOrderId, '--merchant', mids[1]!);
+    const mine = await json('orders', 'find', s.sharedOrderId, '--merchant', mids[1]!);
     expect(mine.map((o: { orderSessionKey: string }) => o.orderSessionKey)).toEqual([s.bOrderKey]);
-    const text = await run('orders', 'find', '--order-id', 'ORD-cli-batch-3');
-    expect(text.stdout).toMatch(new RegExp(`^${s.aBatchOrders[2]}  ORD-cli-batch-3  PENDING +10\\.02 USD  \\S+  batch ${s.aBatchId.slice(0, 8)}#3  ${mids[0]}\\n$`));
+    // The flag of earlier releases still finds it.
+    expect(await json('orders', 'find', '--order-id', s.sharedOrderId, '--merchant', mids[1]!)).toEqual(mine);
+    const text = await run('orders', 'find', 'ORD-cli-batch-3');
+    expect(text.stdout).toMatch(new RegExp(`^ORDER SESSION KEY .*\\n${s.aBatchOrders[2]}  ORD-cli-batch-3  PENDING +10\\.02  USD  .+  ${s.aBatchId.slice(0, 8)}#3  ${mids[0]}\\n$`));
+    const missing = await run('orders', 'find');
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('orders find needs the orderId');
     // Another merchant's orderId, an unknown one: not found, exit 1.
-    for (const args of [['--order-id', 'ORD-cli-batch-3', '--merchant', mids[1]!], ['--order-id', 'ORD-nobody']]) {
+    for (const args of [['ORD-cli-batch-3', '--merchant', mids[1]!], ['ORD-nobody']]) {
       const res = await run('orders', 'find', ...args);
       expect(res.status, args.join(' ')).toBe(1);
       expect(res.stderr).toContain('No order with orderId');

@@ -36,20 +36,20 @@ describe.each(DB_KINDS)('POST /v1/transmit on %s', (kind) => {
     await f.t.api.transmits.flush();
     const rows = await db().select().from(transmits).where(eq(transmits.merchantId, f.a.merchantId));
     expect(rows.map((r) => r.id).sort()).toEqual(ids.sort());
-    expect(rows[0]).toMatchObject({ approved: true, amount: 4999, currency: 'USD', cardBin: '411111', cardBrand: 'VISA', cardType: 'credit', localHour: 9, localDayOfMonth: 30 });
+    expect(rows[0]).toMatchObject({ approved: true, amount: 4999, currency: 'USD', cardBin: '411111', cardBrand: 'VISA', cardType: 'credit', localHour: 9, localDayOfMonth: 20 });
     expect(JSON.stringify(rows.map((r) => r.request))).not.toContain('4111111111111111');
     const stats = await db().select().from(merchantModelStats).where(eq(merchantModelStats.merchantId, f.a.merchantId));
     const by = (d: string, b: string) => stats.find((s) => s.dimension === d && s.bucket === b);
     expect(by('hour', '9')).toMatchObject({ approvals: 60, total: 60 });
-    expect(by('day', '30')).toMatchObject({ approvals: 60, total: 60 });
+    expect(by('day', '20')).toMatchObject({ approvals: 60, total: 60 });
     expect(by('bin', '411111')).toMatchObject({ approvals: 60, total: 60 });
     expect(by('card_type', 'credit')).toMatchObject({ approvals: 60, total: 60 });
-    // The planner's model: 09:00 and the 30th weigh more than any other hour and day.
+    // The planner's model: 09:00 and the 20th (the sample's decline day) weigh more than any other hour and day.
     const model = await loadMerchantModel(db(), f.a.merchantId);
     expect(model.hourWeights).toHaveLength(24);
     expect(model.dayOfMonthWeights).toHaveLength(31);
     expect(Math.max(...model.hourWeights)).toBe(model.hourWeights[9]);
-    expect(Math.max(...model.dayOfMonthWeights)).toBe(model.dayOfMonthWeights[29]);
+    expect(Math.max(...model.dayOfMonthWeights)).toBe(model.dayOfMonthWeights[19]);
   });
 
   it('refuses a record without orderId, transaction or payer; keeps one with other problems, with warnings', async () => {

@@ -1,7 +1,7 @@
 // `rescued orders show`: the order, each attempt with why it was made and what came back, and
 // the planned next attempt with its reason — and nothing that identifies the card.
 import { describe, expect, it } from 'vitest';
-import { orderText, orderView } from '../../../src/cli/order-actions.ts';
+import { orderText, orderView } from '../../../src/cli/order-view.ts';
 
 const T = (s: string) => new Date(`2026-03-${s}Z`);
 const order = {

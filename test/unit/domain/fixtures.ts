@@ -16,7 +16,7 @@ export function citRequest(): Record<string, unknown> {
     isMIT: false,
     transaction: {
       id: 'ch_3PZk2mLkdIwHu7ix0abc1234',
-      timestampUtc: '2026-11-30T14:05:09.000Z',
+      timestampUtc: '2026-11-20T14:05:09.000Z',
       timezoneUtcOffset: -5,
       transactionType: 'AUTHORIZE',
       amount: 4999,

@@ -116,7 +116,7 @@ describe('Mastercard advice of the original decline and of the merchant\'s earli
     const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
     for (let i = 0; i < 200; i++) {
       const mac = String(24 + Math.floor(rand() * 7));
-      const delay = defaultRules.mastercard.adviceDelaysMs[mac] as number;
+      const delay = (defaultRules.mastercard.adviceDelaysMs as Readonly<Record<string, number>>)[mac] as number;
       const o = order({ cardBrand: 'Mastercard', expiryDateUtc: new Date(Date.parse('2026-03-10T14:00:00Z') + 25 * D) });
       const now = o.createdAt.getTime();
       // Another order of the card was declined with the advice somewhere in the last delay.

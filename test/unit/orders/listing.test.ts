@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor } from '../../../src/orders/cursor.ts';
 import { orderFigures, parseBatchQuery } from '../../../src/orders/batch-view.ts';
 import { batchLine, batchText } from '../../../src/cli/batches.ts';
 import type { RescuedError } from '../../../src/errors.ts';
+import { seeded } from '../../helpers/seeded.ts';
 
 const now = new Date('2026-03-10T12:00:00.000Z');
 const fails = (fn: () => unknown) => {
@@ -18,16 +19,16 @@ const fails = (fn: () => unknown) => {
 };
 
 describe('order listing query', () => {
-  it('reads strings as sent: limit as a number, status in any case, since as a time or a duration', () => {
-    expect(parseOrderQuery({ limit: '20', status: 'pending', since: '24h', orderId: 'A-1', unknown: 'x' }, now)).toEqual({
+  it('reads strings as sent: limit as a number, status in any case, since as a time or a duration', async () => {
+    expect(await parseOrderQuery({ limit: '20', status: 'pending', since: '24h', orderId: 'A-1', unknown: 'x' }, now)).toEqual({
       limit: 20, status: 'PENDING', since: '2026-03-09T12:00:00.000Z', orderId: 'A-1',
     });
-    expect(parseOrderQuery({ since: 'Tue, 10 Mar 2026 08:00:00 GMT', limit: '' }, now)).toEqual({ since: '2026-03-10T08:00:00.000Z' });
-    expect(parseOrderQuery({}, now)).toEqual({});
+    expect(await parseOrderQuery({ since: 'Tue, 10 Mar 2026 08:00:00 GMT', limit: '' }, now)).toEqual({ since: '2026-03-10T08:00:00.000Z' });
+    expect(await parseOrderQuery({}, now)).toEqual({});
   });
 
-  it('refuses each bad field with ERR_MODEL_INVALID naming it', () => {
-    const err = fails(() => parseOrderQuery({ limit: '501', status: 'GONE', since: 'soon', batchId: 'b-1' }, now));
+  it('refuses each bad field with ERR_MODEL_INVALID naming it', async () => {
+    const err = (await parseOrderQuery({ limit: '501', status: 'GONE', since: 'soon', batchId: 'b-1' }, now).then(() => { throw new Error('did not throw'); }, (e: unknown) => e)) as RescuedError;
     expect(err.code).toBe('ERR_MODEL_INVALID');
     expect(err.errors.map((e) => e.field).sort()).toEqual(['batchId', 'limit', 'since', 'status']);
     expect(err.message).toContain('status must be one of APPROVED, DECLINED');
@@ -73,5 +74,33 @@ describe('batch figures and lines', () => {
     const whole = { ...done, status: 'rejected' as const, entries: 0, accepted: 0, rejected: 0, resultsFile: null, error: { code: 'ERR_INTAKE_FILE_TYPE', message: 'not .json' }, bytes: 12 };
     expect(batchLine(whole)).toBe('b1  f.json  rejected whole: ERR_INTAKE_FILE_TYPE  received 2026-03-10T00:00:00.000Z  12 bytes  m1');
     expect(batchText({ ...whole, orders: null, recovered: [] })).toContain('reason:    ERR_INTAKE_FILE_TYPE: not .json');
+  });
+});
+
+describe('order listing query: the checks without Ajv agree with Ajv', () => {
+  // Generated queries of canonical values (normalising leaves them as they are), valid and
+  // not, field by field: parseOrderQuery accepts exactly those the schema's Ajv validator does.
+  const POOLS: Record<string, unknown[]> = {
+    orderId: ['A-1', '', 'x'.repeat(255), 'x'.repeat(256), 7, null],
+    status: ['PENDING', 'APPROVED', 'GONE', '', 3],
+    batchId: ['0f8fad5b-d9cb-469f-a165-70867728950e', '0F8FAD5B-D9CB-469F-A165-70867728950E', 'b-1', '0f8fad5b-d9cb-469f-a165-70867728950', 5],
+    since: ['2026-03-09T12:00:00.000Z', 'soon', '2026-02-30T00:00:00.000Z', 1],
+    limit: [1, 50, 500, 0, 501, 2.5, -1, '12x'],
+    cursor: ['abc', '', 'c'.repeat(512), 'c'.repeat(513), false],
+  };
+  it('on 400 generated queries (seed 28)', async () => {
+    const { compile } = await import('../../../src/domain/formats.ts');
+    const { OrderListQuerySchema } = await import('../../../src/orders/listing.ts');
+    const ajvValid = compile(OrderListQuerySchema);
+    const random = seeded(28);
+    for (let i = 0; i < 400; i++) {
+      const raw: Record<string, unknown> = {};
+      for (const [key, pool] of Object.entries(POOLS)) if (random() < 0.5) raw[key] = pool[Math.floor(random() * pool.length)];
+      // '' is "not given" to the parser, as an empty URL parameter is.
+      const given = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== '' && v !== undefined));
+      const expected = ajvValid(structuredClone(given));
+      const accepted = await parseOrderQuery(raw, now).then(() => true, (e: RescuedError) => (expect(e.code).toBe('ERR_MODEL_INVALID'), false));
+      expect(accepted, `seed 28 case ${i}: ${JSON.stringify(raw)}`).toBe(expected);
+    }
   });
 });

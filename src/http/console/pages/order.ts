@@ -4,7 +4,7 @@
 // webhooks sent. The card is shown as brand, BIN and last four only.
 import type { AttemptWithAccount, OrderRow } from '../../../db/queries/find-order.ts';
 import { attemptView } from '../../../orders/view.ts';
-import { classifyDecline } from '../../../declines/classify.ts';
+import { requestTexts, resolveOriginalDecline } from '../../../declines/original.ts';
 import { majorUnits } from '../../../reports/money.ts';
 import { html, type Html } from '../html.ts';
 import type { OrderWebhook } from '../order-webhooks.ts';
@@ -19,13 +19,9 @@ export interface OrderPageData {
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? '–';
 const OPEN = new Set(['SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE']);
 
-interface RequestView {
-  transaction?: { responseDescription?: string | null };
-}
-
 function facts(o: OrderRow, mid: string): Html {
-  const description = (o.request as RequestView | null)?.transaction?.responseDescription ?? null;
-  const decline = classifyDecline({ responseCodeSource: o.declineSource, responseCode: o.declineCode, responseDescription: description, cardBrand: o.cardBrand, at: o.createdAt });
+  // The one resolution of the report, the engine and `orders show` (src/declines/original.ts).
+  const decline = resolveOriginalDecline({ declineSource: o.declineSource, declineCode: o.declineCode, cardBrand: o.cardBrand, merchantAdviceCode: o.declineAdvice, ...requestTexts(o.request), at: o.createdAt });
   const rows: [string, string, string | Html][] = [
     ['Status', 'status', html`<span class="status s-${o.status}">${o.status}</span>${o.statusReason ? html` <span data-field="statusReason">(${o.statusReason})</span>` : ''}`],
     ['Order id', 'orderId', o.orderId],
