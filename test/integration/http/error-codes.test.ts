@@ -17,7 +17,7 @@ import { waitFor } from '../../helpers/wait.ts';
 
 // The console's codes travel over HTTP, but from the console, which this app does not serve:
 // test/integration/console/console.test.ts and cross-site.test.ts answer them.
-const NOT_HTTP = /^ERR_(CONFIG|MERCHANT|INTAKE|WEBHOOK|PROCESSOR_ACCOUNT|CONSOLE)_|^ERR_(VAULT_ROTATE_INCOMPLETE|DB_NOT_MIGRATED)$/;
+const NOT_HTTP = /^ERR_(CONFIG|MERCHANT|INTAKE|WEBHOOK|PROCESSOR_ACCOUNT|CONSOLE)_|^ERR_(VAULT_ROTATE_INCOMPLETE|DB_NOT_MIGRATED|PURGE_BUSY)$/;
 
 describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
   let f: ApiFixture;
