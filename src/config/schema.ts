@@ -90,6 +90,10 @@ export const ConfigSchema = Type.Object(
         processorCallRetentionDays: Type.Integer({ minimum: 1, default: 90, description: 'the sandbox processor forgets idempotency keys older than this' }),
         maxAttemptsPerOrder: Type.Integer({ minimum: 1, maximum: 100, default: 15, description: 'retries of one order at most (15: Visa\'s allowance per card in 30 days; the card caps apply on top)' }),
         visaMaxReattemptsPer30Days: Type.Integer({ minimum: 1, maximum: 100, default: 15, description: 'Visa categories 2–4: reattempts per card and merchant in 30 days' }),
+        learning: Type.Union([Type.Literal('on'), Type.Literal('frozen'), Type.Literal('off')], {
+          default: 'on',
+          description: 'learned timing (docs/engine.md "Learned timing"): on = attempts add to the learned table and plans use it; frozen = plans use the table as it stands, nothing is added; off = the static model alone',
+        }),
         pauseAfterAnswerMs: Type.Integer({ minimum: 0, default: 0, description: 'testing only: wait this long between the processor\'s answer and recording it (a window for crash tests)' }),
       },
       { additionalProperties: false, default: {} },

@@ -17,6 +17,7 @@ import type { Processor } from '../processors/types.ts';
 import { claimAttempts, type ClaimCtx } from './claim.ts';
 import { grouped } from '../group.ts';
 import { cachedModels } from './model-cache.ts';
+import { cachedLearnedTables } from './learning/source.ts';
 import { recordGroup, type RecorderCtx } from './recorder.ts';
 import { planSubmitted, type SubmittedCtx } from './submitted.ts';
 import { resolveRules, type Rules } from './rules.ts';
@@ -65,7 +66,8 @@ export function createEngine(deps: EngineDeps): Engine {
   const rules = resolveRules({ ...(deps.rules ?? {}), maxAttemptsPerOrder: config.maxAttemptsPerOrder, visa: { ...(deps.rules?.visa ?? {}), maxReattemptsPer30Days: config.visaMaxReattemptsPer30Days } });
   const testMode = deps.testMode ?? false;
   const models = cachedModels(clock);
-  const lifecycle = { rules, testMode, models };
+  const learned = cachedLearnedTables(clock, config.learning ?? 'on');
+  const lifecycle = { rules, testMode, models, learned };
   const recorder: RecorderCtx = { ...lifecycle, db, clock, processorName: processor.name, owner };
   // Answers that arrive together are recorded in one transaction; two groups may be written
   // at once (a pool serves both; PGlite runs them one after the other).

@@ -20,7 +20,8 @@ import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts'
 import type { Classification } from '../declines/classify.ts';
 import { tableClassOf } from '../declines/classify.ts';
 import { CARD_WINDOW_MS, toRecord, type Histories } from './history.ts';
-import { answerDecline, approveMove, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
+import { answerDecline, approveMove, learnedFor, learnedOutcomes, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
+import { addOutcomes } from '../db/queries/learned-timing.ts';
 
 export interface RecorderCtx extends LifecycleCtx {
   db: Db;
@@ -84,7 +85,7 @@ async function recordClaimed(ctx: RecorderCtx, items: Answered[]): Promise<Recor
   const results = items.map((item) => ({ id: item.attempt.id, orderId: item.order.id, ...answered.get(item.attempt.id)! }));
   await ctx.db.transaction(async (tx) => {
     // Sent together (one connection pipelines them); the events are rolled back with the rest.
-    const [done] = await Promise.all([finishAndMove(tx, results, moves, now), enqueueOrderEvents(tx, events)]);
+    const [done] = await Promise.all([finishAndMove(tx, results, moves, now), enqueueOrderEvents(tx, events), addOutcomes(tx, outcomesOf(ctx, items, decided), now)]);
     if (done.moved !== items.length || done.finished !== items.length) throw new GuardFailed();
   });
   return decided.map((d) => (d.kind === 'approve' ? 'approved' : 'declined'));
@@ -121,9 +122,14 @@ async function recordLocked(ctx: RecorderCtx, items: Answered[]): Promise<Record
     // The rows are locked and were read in this transaction: a guard that fails is a bug, and
     // the whole group is rolled back rather than recorded half.
     if (moved.size !== moves.length) throw new Error(`recording moved ${moved.size} of ${moves.length} orders`);
-    await enqueueOrderEvents(tx, events);
+    await Promise.all([enqueueOrderEvents(tx, events), addOutcomes(tx, outcomesOf(ctx, items, recorded), now)]);
     return outcomes;
   });
+}
+
+/** The learned table's share of the group: each recorded attempt in its cell, approved or not. */
+function outcomesOf(ctx: RecorderCtx, items: Answered[], decided: Decided[]) {
+  return learnedOutcomes(ctx, decided.map((d) => ({ order: d.cur, at: items[d.index]!.attempt.startedAt, approved: d.kind === 'approve' || d.kind === 'void' })));
 }
 
 function decide(ctx: RecorderCtx, item: Answered, cur: WorkOrder, index: number, now: Date): Decided | undefined {
@@ -155,7 +161,7 @@ async function moveOf(ctx: RecorderCtx, tx: Tx | Db, item: Answered, d: Decided,
   const attemptCount = d.cur.attemptCount + 1;
   if (d.kind === 'approve') return approveMove(ctx, d.cur, item.answer.processorRef, now, attemptCount);
   if (d.kind !== 'replan') return { move: { status: d.status, attemptCount } };
-  const plan = planOrder(d.cur, d.decline!, histories.get(d.cur.id)!, ctx.rules, now, await ctx.models(tx, d.cur.merchantId));
+  const plan = planOrder(d.cur, d.decline!, histories.get(d.cur.id)!, ctx.rules, now, await ctx.models(tx, d.cur.merchantId), await learnedFor(ctx, tx, d.cur));
   return planMove(ctx, d.cur, 'PROCESSING', plan, now, attemptCount);
 }
 

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/client.ts';
 import { findFinishedBatches, markResultsWritten } from '../db/queries/batch-results.ts';
 import { pruneProcessorCalls } from '../db/queries/processor-calls.ts';
+import { pruneLearnedTiming } from '../db/queries/learned-timing.ts';
 import { markVoided } from '../db/queries/attempts.ts';
 import { expireOrders, pruneIdempotencyRecords, reclaimLeases, tryAdvisoryXactLock, unvoidedApprovals } from '../db/queries/sweeps.ts';
 import { assertTransition, type Status } from '../domain/states.ts';
@@ -100,7 +101,8 @@ export async function prune(ctx: SweepCtx): Promise<number> {
     const now = ctx.clock.now();
     const records = await pruneIdempotencyRecords(tx, now);
     const calls = await pruneProcessorCalls(tx, new Date(now.getTime() - ctx.processorCallRetentionDays * DAY_MS));
-    return records + calls;
+    const cells = await pruneLearnedTiming(tx, now);
+    return records + calls + cells;
   });
 }
 

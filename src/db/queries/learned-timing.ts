@@ -1,0 +1,105 @@
+// The learned-timing table (docs/engine.md "Learned timing"): outcomes added a group of
+// attempts per statement, the sums the planner reads (one grouping-sets statement per scope),
+// pruning, and the cells `rescued report` shows.
+import { sql } from 'drizzle-orm';
+import type { DbOrTx as Tx } from '../client.ts';
+import { selectRows } from './claim-orders.ts';
+
+/** One cell's outcomes to add: attempts made and approvals among them. */
+export interface OutcomeRow {
+  merchantId: string;
+  family: string;
+  brand: string;
+  bin: string;
+  weekday: number;
+  localHour: number;
+  dayBucket: number;
+  attempts: number;
+  approvals: number;
+}
+
+/** A cell is kept this long after its last outcome. */
+export const LEARNED_MAX_AGE_DAYS = 400;
+/** A merchant keeps at most this many cells (its least used go first): 24 hours × 7 days × 6 buckets for about 30 family × issuer pairs. */
+export const LEARNED_MAX_CELLS_PER_MERCHANT = 30_240;
+
+/** Adds the outcomes, cells summed first (one row may appear once per statement). */
+export async function addOutcomes(tx: Tx, outcomes: OutcomeRow[], now: Date): Promise<void> {
+  if (outcomes.length === 0) return;
+  const summed = new Map<string, OutcomeRow>();
+  for (const o of outcomes) {
+    const key = [o.merchantId, o.family, o.brand, o.bin, o.weekday, o.localHour, o.dayBucket].join('|');
+    const hit = summed.get(key);
+    if (hit) {
+      hit.attempts += o.attempts;
+      hit.approvals += o.approvals;
+    } else summed.set(key, { ...o });
+  }
+  await tx.execute(sql`insert into learned_timing (merchant_id, family, brand, bin, weekday, local_hour, day_bucket, attempts, approvals, updated_at)
+    select r."merchantId", r."family", r."brand", r."bin", r."weekday", r."localHour", r."dayBucket", r."attempts", r."approvals", ${now.toISOString()}::timestamptz
+    from json_to_recordset(${JSON.stringify([...summed.values()])}::json) as r("merchantId" uuid, "family" text, "brand" text, "bin" text,
+      "weekday" smallint, "localHour" smallint, "dayBucket" smallint, "attempts" integer, "approvals" integer)
+    order by 1, 2, 3, 4, 5, 6, 7
+    on conflict (merchant_id, family, brand, bin, weekday, local_hour, day_bucket) do update
+      set attempts = learned_timing.attempts + excluded.attempts, approvals = learned_timing.approvals + excluded.approvals, updated_at = excluded.updated_at`);
+}
+
+export interface GroupedRow {
+  family: string;
+  brand: string | null;
+  bin: string | null;
+  weekday: number | null;
+  localHour: number | null;
+  dayBucket: number | null;
+  attempts: number;
+  approvals: number;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** The sums the planner reads, for one merchant or (null) over every merchant. */
+export async function learnedSums(db: Tx, merchantId: string | null): Promise<GroupedRow[]> {
+  const where = merchantId === null ? sql`` : sql`where merchant_id = ${merchantId}`;
+  const rows = await selectRows(db, sql`select family, brand, bin, weekday, local_hour, day_bucket, sum(attempts)::int as attempts, sum(approvals)::int as approvals
+    from learned_timing ${where}
+    group by grouping sets ((family), (family, brand), (family, brand, bin), (family, local_hour), (family, weekday), (family, day_bucket), (family, weekday, local_hour))`);
+  return rows.map((r) => ({
+    family: r.family as string, brand: (r.brand as string | null) ?? null, bin: (r.bin as string | null) ?? null,
+    weekday: num(r.weekday), localHour: num(r.local_hour), dayBucket: num(r.day_bucket), attempts: Number(r.attempts), approvals: Number(r.approvals),
+  }));
+}
+
+/** Drops cells unused for LEARNED_MAX_AGE_DAYS and, per merchant, the least used past the cap; returns how many. */
+export async function pruneLearnedTiming(tx: Tx, now: Date): Promise<number> {
+  const old = new Date(now.getTime() - LEARNED_MAX_AGE_DAYS * 86_400_000).toISOString();
+  const rows = await selectRows(tx, sql`with ranked as (
+      select merchant_id, family, brand, bin, weekday, local_hour, day_bucket, updated_at,
+        row_number() over (partition by merchant_id order by attempts desc, updated_at desc) as n
+      from learned_timing)
+    delete from learned_timing t using ranked r
+    where t.merchant_id = r.merchant_id and t.family = r.family and t.brand = r.brand and t.bin = r.bin and t.weekday = r.weekday
+      and t.local_hour = r.local_hour and t.day_bucket = r.day_bucket
+      and (r.n > ${LEARNED_MAX_CELLS_PER_MERCHANT} or r.updated_at < ${old}::timestamptz)
+    returning 1`);
+  return rows.length;
+}
+
+export interface LearnedCellRow {
+  family: string;
+  weekday: number;
+  localHour: number;
+  attempts: number;
+  approvals: number;
+}
+
+/** The report's view: per family, weekday and hour over the scope's merchants, most attempts first. */
+export async function learnedCells(db: Tx, merchantId: string | undefined, limit: number): Promise<{ cells: LearnedCellRow[]; attempts: number; approvals: number; rows: number }> {
+  const where = merchantId === undefined ? sql`` : sql`where merchant_id = ${merchantId}`;
+  const [total] = await selectRows(db, sql`select count(*)::int as n, coalesce(sum(attempts), 0)::int as attempts, coalesce(sum(approvals), 0)::int as approvals from learned_timing ${where}`);
+  const cells = await selectRows(db, sql`select family, weekday, local_hour, sum(attempts)::int as attempts, sum(approvals)::int as approvals
+    from learned_timing ${where} group by family, weekday, local_hour order by attempts desc, family, weekday, local_hour limit ${limit}`);
+  return {
+    rows: Number(total?.n ?? 0), attempts: Number(total?.attempts ?? 0), approvals: Number(total?.approvals ?? 0),
+    cells: cells.map((r) => ({ family: r.family as string, weekday: Number(r.weekday), localHour: Number(r.local_hour), attempts: Number(r.attempts), approvals: Number(r.approvals) })),
+  };
+}

@@ -1,0 +1,140 @@
+// The learned estimate of an attempt's chance at a moment, and the planner's choice among the
+// moments the rules allow. Pure arithmetic on the table the planner is given.
+//
+// For decline family f, issuer (brand, BIN) and the payer's local hour h, weekday w and
+// day-of-month bucket d:
+//
+//   base   = approval rate of the issuer, smoothed towards the brand's, towards the family's
+//   lift_x = (approvals_x + A · rate_f) / (attempts_x + A) / rate_f      for x = h, w, d
+//   seen   = base · lift_h · lift_w · lift_d                              (capped at 1)
+//   prior  = base · (1 + staticBonus if this is the static model's slot, else 1)
+//   chance = (n · seen + K · prior) / (n + K),   n = the fewest attempts behind any lift
+//
+// a Beta posterior whose prior is today's static model: with no evidence the static slot wins
+// (its bonus), and the evidence takes over as the attempts behind each lift grow past K.
+import type { Counts, LearnedCounts, LearnedTable } from './table.ts';
+import { keyOf } from './table.ts';
+import { HOUR_MS, cellOf, dayBucketLabel, weekdayHourLabel } from './cell.ts';
+
+export interface LearningOptions {
+  /** Attempts the static model's prior counts for (K). */
+  priorStrength: number;
+  /** How much better the prior deems the static model's own slot than its neighbours. */
+  staticBonus: number;
+  /** Pseudo-attempts pulling each margin towards its family's rate (A). */
+  marginStrength: number;
+  /** How far, in whole hours, an attempt may move from the static model's slot either way. */
+  reachHours: number;
+  /** Attempts behind a slot's estimate below which the plan says it followed the prior. */
+  minEvidence: number;
+  /** A merchant's own attempts of a family below which the table over every merchant is used. */
+  minOwnAttempts: number;
+}
+
+export const learningDefaults: LearningOptions = {
+  priorStrength: 50,
+  staticBonus: 0.25,
+  marginStrength: 20,
+  reachHours: 24,
+  minEvidence: 30,
+  minOwnAttempts: 200,
+};
+
+/** What the planner needs besides the table: the order's family and issuer. */
+export interface LearnedInput {
+  table: LearnedTable;
+  /** The original decline's canonical reason. */
+  family: string;
+  /** First six digits of the card, when known. */
+  bin: string | null;
+  options?: Partial<LearningOptions>;
+}
+
+export interface SlotWindow {
+  earliestMs: number;
+  /** Nothing at or after it. */
+  deadlineMs: number;
+  /** The static model's choice. */
+  staticMs: number;
+  offsetMs: number;
+  brand: string;
+}
+
+export interface LearnedSlot {
+  atMs: number;
+  /** "learned: …" with the evidence, or "prior: <static reason>". */
+  evidence: string;
+}
+
+const NONE: Counts = { attempts: 0, approvals: 0 };
+const smooth = (c: Counts | undefined, prior: number, strength: number) => ((c ?? NONE).approvals + strength * prior) / ((c ?? NONE).attempts + strength);
+
+interface Estimator {
+  counts: LearnedCounts;
+  scope: string;
+  family: string;
+  rate: number;
+  base: number;
+  o: LearningOptions;
+}
+
+function estimator(input: LearnedInput, brand: string, o: LearningOptions): Estimator {
+  const own = input.table.merchant.family.get(input.family)?.attempts ?? 0;
+  const mine = own >= o.minOwnAttempts;
+  const counts = mine ? input.table.merchant : input.table.global;
+  const f = counts.family.get(input.family) ?? NONE;
+  const rate = (f.approvals + 1) / (f.attempts + 2);
+  const brandRate = smooth(counts.brand.get(keyOf(input.family, brand)), rate, o.marginStrength);
+  const base = smooth(counts.bin.get(keyOf(input.family, brand, input.bin ?? '')), brandRate, o.marginStrength);
+  return { counts, scope: mine ? 'learned' : 'learned (all merchants)', family: input.family, rate, base, o };
+}
+
+interface Estimate {
+  chance: number;
+  evidence: number;
+}
+
+function estimate(e: Estimator, atMs: number, offsetMs: number, isStatic: boolean): Estimate {
+  const c = cellOf(atMs, offsetMs);
+  const margins = [e.counts.hour.get(keyOf(e.family, c.localHour)), e.counts.weekday.get(keyOf(e.family, c.weekday)), e.counts.day.get(keyOf(e.family, c.dayBucket))];
+  let seen = e.base;
+  let evidence = Infinity;
+  for (const m of margins) {
+    seen *= smooth(m, e.rate, e.o.marginStrength) / e.rate;
+    evidence = Math.min(evidence, m?.attempts ?? 0);
+  }
+  const prior = e.base * (isStatic ? 1 + e.o.staticBonus : 1);
+  const k = e.o.priorStrength;
+  return { chance: (evidence * Math.min(1, seen) + k * prior) / (evidence + k), evidence };
+}
+
+const pct = (x: number) => `${Math.round(x * 100)} %`;
+
+function learnedText(e: Estimator, input: LearnedInput, brand: string, atMs: number, offsetMs: number, est: Estimate): string {
+  const c = cellOf(atMs, offsetMs);
+  const cell = e.counts.weekdayHour.get(keyOf(e.family, c.weekday, c.localHour));
+  const seen = cell ? `${pct(cell.approvals / cell.attempts)} of ${cell.attempts} attempts` : 'no attempts yet';
+  return `${e.scope}: ${e.family} on ${input.bin ?? brand}, ${weekdayHourLabel(c.weekday, c.localHour)} local: ${seen}` +
+    ` (${dayBucketLabel(c.dayBucket)}; expected ${pct(est.chance)} from ${est.evidence} attempts)`;
+}
+
+/**
+ * The slot with the best expected chance among the whole hours around the static model's
+ * slot that the window allows. The window holds every rule (caps, advised delays, expiry
+ * margin), so a slot from it breaks none; later moments only free the caps further.
+ */
+export function learnedSlot(w: SlotWindow, staticReason: string, input: LearnedInput): LearnedSlot {
+  const o = { ...learningDefaults, ...input.options };
+  const e = estimator(input, w.brand, o);
+  let best = { atMs: w.staticMs, est: estimate(e, w.staticMs, w.offsetMs, true) };
+  // Nearest first and earlier before later, so a tie keeps the slot closest to the static one.
+  for (let k = 1; k <= o.reachHours; k++) {
+    for (const atMs of [w.staticMs - k * HOUR_MS, w.staticMs + k * HOUR_MS]) {
+      if (atMs < w.earliestMs || atMs >= w.deadlineMs) continue;
+      const est = estimate(e, atMs, w.offsetMs, false);
+      if (est.chance > best.est.chance + 1e-12) best = { atMs, est };
+    }
+  }
+  const evidence = best.est.evidence >= o.minEvidence ? learnedText(e, input, w.brand, best.atMs, w.offsetMs, best.est) : `prior: ${staticReason}`;
+  return { atMs: best.atMs, evidence };
+}
