@@ -34,11 +34,11 @@ export interface EngineRun {
   seconds: number;
 }
 
-const CLAIM_BATCH = 500;
+export const CLAIM_BATCH = 500;
 const BRAND_NAMES = { visa: 'VISA', mastercard: 'MASTERCARD', amex: 'AMEX' } as const;
 
 /** The engine's configuration as the schema's defaults give it, with no real-time rate limit (the clock is simulated). */
-function engineConfig(): EngineConfig {
+export function engineConfig(): EngineConfig {
   return {
     ...(Value.Default(ConfigSchema.properties.engine, {}) as EngineConfig),
     ...(Value.Default(ConfigSchema.properties.processor, {}) as Pick<EngineConfig, 'concurrency' | 'ratePerSecond'>),
@@ -47,7 +47,7 @@ function engineConfig(): EngineConfig {
 }
 
 /** A database of its own on the server of `baseUrl`, dropped by `drop`. */
-async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `rescued_sim_${randomBytes(6).toString('hex')}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
@@ -133,13 +133,13 @@ export async function runRescued(ctx: IssuerCtx, payers: readonly Payer[], opts:
 }
 
 /** The clock's step, and the planner's margin before each order's expiry (its deadline). */
-interface Step {
+export interface Step {
   stepMs: number;
   marginMs: number;
 }
 
 /** Runs every due order, then jumps the clock to the next one, until nothing is open. */
-async function drive(db: Db, engine: ReturnType<typeof createEngine>, clock: ManualClock, step: Step, lastExpiryMs: number): Promise<number> {
+export async function drive(db: Db, engine: ReturnType<typeof createEngine>, clock: ManualClock, step: Step, lastExpiryMs: number): Promise<number> {
   let steps = 0;
   let lastSweepMs = -Infinity;
   for (;;) {

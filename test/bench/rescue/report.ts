@@ -4,6 +4,10 @@
 import { DAY_MS } from './calendar.ts';
 import { checkTrials, RULES, type Rule, type Violations } from './checker.ts';
 import type { Trial } from './fixed.ts';
+import { markdownTable } from './seeds-report.ts';
+
+// Kept here too: other benches read their tables from this module.
+export { markdownTable };
 
 export interface StrategyResult {
   name: string;
@@ -61,14 +65,6 @@ export function formatTable(results: readonly StrategyResult[]): string {
     String(r.violations.attempts), ...RULES.map((rule) => String(r.violations.byRule[rule])),
   ]);
   return markdownTable(head, rows);
-}
-
-/** A Markdown table, columns padded so it also reads as plain text. */
-export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
-  return [line(head), rule, ...rows.map(line)].join('\n');
 }
 
 /** Why rescued does not meet the goal against these results (empty: it does). */
