@@ -44,8 +44,9 @@ export async function addOutcomes(tx: Tx, outcomes: OutcomeRow[], now: Date): Pr
       set attempts = learned_timing.attempts + excluded.attempts, approvals = learned_timing.approvals + excluded.approvals, updated_at = excluded.updated_at`);
 }
 
+/** A grouped row: a part left out of the grouping is null (family null: every family). */
 export interface GroupedRow {
-  family: string;
+  family: string | null;
   brand: string | null;
   bin: string | null;
   weekday: number | null;
@@ -62,9 +63,10 @@ export async function learnedSums(db: Tx, merchantId: string | null): Promise<Gr
   const where = merchantId === null ? sql`` : sql`where merchant_id = ${merchantId}`;
   const rows = await selectRows(db, sql`select family, brand, bin, weekday, local_hour, day_bucket, sum(attempts)::int as attempts, sum(approvals)::int as approvals
     from learned_timing ${where}
-    group by grouping sets ((family), (family, brand), (family, brand, bin), (family, local_hour), (family, weekday), (family, day_bucket), (family, weekday, local_hour))`);
+    group by grouping sets ((family), (family, brand), (family, brand, bin), (family, local_hour), (family, weekday), (family, day_bucket), (family, weekday, local_hour),
+      (), (local_hour), (weekday), (day_bucket), (weekday, local_hour))`);
   return rows.map((r) => ({
-    family: r.family as string, brand: (r.brand as string | null) ?? null, bin: (r.bin as string | null) ?? null,
+    family: (r.family as string | null) ?? null, brand: (r.brand as string | null) ?? null, bin: (r.bin as string | null) ?? null,
     weekday: num(r.weekday), localHour: num(r.local_hour), dayBucket: num(r.day_bucket), attempts: Number(r.attempts), approvals: Number(r.approvals),
   }));
 }

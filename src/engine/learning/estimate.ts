@@ -5,15 +5,19 @@
 // day-of-month bucket d:
 //
 //   base   = approval rate of the issuer, smoothed towards the brand's, towards the family's
-//   lift_x = (approvals_x + A · rate_f) / (attempts_x + A) / rate_f      for x = h, w, d
+//   all_x  = (approvals_x + A · rate) / (attempts_x + A) / rate            over every family
+//   lift_x = (approvals_f,x + A · rate_f · all_x) / (attempts_f,x + A) / rate_f   x = h, w, d
 //   seen   = base · lift_h · lift_w · lift_d                              (capped at 1)
 //   prior  = base · (1 + staticBonus if this is the static model's slot, else 1)
 //   chance = (n · seen + K · prior) / (n + K),   n = the fewest attempts behind any lift
 //
+// A family's margin leans on every family's at the same hour (or weekday, or days) until it
+// has attempts of its own there: a 51 retried only at 08:00 so far learns from the 05s
+// retried at 16:00 what 16:00 is like.
 // a Beta posterior whose prior is today's static model: with no evidence the static slot wins
 // (its bonus), and the evidence takes over as the attempts behind each lift grow past K.
 import type { Counts, LearnedCounts, LearnedTable } from './table.ts';
-import { keyOf } from './table.ts';
+import { ALL, keyOf } from './table.ts';
 import { HOUR_MS, cellOf, dayBucketLabel, weekdayHourLabel } from './cell.ts';
 
 export interface LearningOptions {
@@ -74,6 +78,8 @@ interface Estimator {
   scope: string;
   family: string;
   rate: number;
+  /** Every family's approval rate. */
+  allRate: number;
   base: number;
   o: LearningOptions;
 }
@@ -84,9 +90,11 @@ function estimator(input: LearnedInput, brand: string, o: LearningOptions): Esti
   const counts = mine ? input.table.merchant : input.table.global;
   const f = counts.family.get(input.family) ?? NONE;
   const rate = (f.approvals + 1) / (f.attempts + 2);
+  const all = counts.family.get(ALL) ?? NONE;
+  const allRate = (all.approvals + 1) / (all.attempts + 2);
   const brandRate = smooth(counts.brand.get(keyOf(input.family, brand)), rate, o.marginStrength);
   const base = smooth(counts.bin.get(keyOf(input.family, brand, input.bin ?? '')), brandRate, o.marginStrength);
-  return { counts, scope: mine ? 'learned' : 'learned (all merchants)', family: input.family, rate, base, o };
+  return { counts, scope: mine ? 'learned' : 'learned (all merchants)', family: input.family, rate, allRate, base, o };
 }
 
 interface Estimate {
@@ -96,12 +104,16 @@ interface Estimate {
 
 function estimate(e: Estimator, atMs: number, offsetMs: number, isStatic: boolean): Estimate {
   const c = cellOf(atMs, offsetMs);
-  const margins = [e.counts.hour.get(keyOf(e.family, c.localHour)), e.counts.weekday.get(keyOf(e.family, c.weekday)), e.counts.day.get(keyOf(e.family, c.dayBucket))];
+  const margins: Array<[keyof LearnedCounts, number]> = [['hour', c.localHour], ['weekday', c.weekday], ['day', c.dayBucket]];
+  const a = e.o.marginStrength;
   let seen = e.base;
   let evidence = Infinity;
-  for (const m of margins) {
-    seen *= smooth(m, e.rate, e.o.marginStrength) / e.rate;
-    evidence = Math.min(evidence, m?.attempts ?? 0);
+  for (const [margin, bucket] of margins) {
+    const own = e.counts[margin].get(keyOf(e.family, bucket));
+    const any = e.counts[margin].get(keyOf(ALL, bucket));
+    const allLift = smooth(any, e.allRate, a) / e.allRate;
+    seen *= smooth(own, e.rate * allLift, a) / e.rate;
+    evidence = Math.min(evidence, Math.max(own?.attempts ?? 0, any?.attempts ?? 0));
   }
   const prior = e.base * (isStatic ? 1 + e.o.staticBonus : 1);
   const k = e.o.priorStrength;
@@ -112,8 +124,10 @@ const pct = (x: number) => `${Math.round(x * 100)} %`;
 
 function learnedText(e: Estimator, input: LearnedInput, brand: string, atMs: number, offsetMs: number, est: Estimate): string {
   const c = cellOf(atMs, offsetMs);
-  const cell = e.counts.weekdayHour.get(keyOf(e.family, c.weekday, c.localHour));
-  const seen = cell ? `${pct(cell.approvals / cell.attempts)} of ${cell.attempts} attempts` : 'no attempts yet';
+  const own = e.counts.weekdayHour.get(keyOf(e.family, c.weekday, c.localHour));
+  const any = e.counts.weekdayHour.get(keyOf(ALL, c.weekday, c.localHour));
+  const cell = own ?? any;
+  const seen = cell ? `${pct(cell.approvals / cell.attempts)} of ${cell.attempts} attempts${own ? '' : ' of any decline'}` : 'no attempts yet';
   return `${e.scope}: ${e.family} on ${input.bin ?? brand}, ${weekdayHourLabel(c.weekday, c.localHour)} local: ${seen}` +
     ` (${dayBucketLabel(c.dayBucket)}; expected ${pct(est.chance)} from ${est.evidence} attempts)`;
 }

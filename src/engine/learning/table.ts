@@ -11,7 +11,8 @@ export interface Counts {
 
 /** A grouped row of the stored table: a part left out of the grouping is null. */
 export interface LearnedRow extends Counts {
-  family: string;
+  /** null: summed over every family (the estimate's fallback for a family's margins). */
+  family: string | null;
   brand: string | null;
   bin: string | null;
   weekday: number | null;
@@ -29,11 +30,14 @@ export interface LearnedTable {
   global: LearnedCounts;
 }
 
+/** The family key of the sums over every family. */
+export const ALL = '*';
+
 export const keyOf = (...parts: Array<string | number>): string => parts.join('|');
 
 /** Which margin a grouped row belongs to, from the parts it keeps. */
 function marginOf(r: LearnedRow): [Margin, string] | undefined {
-  const f = r.family;
+  const f = r.family ?? ALL;
   if (r.bin !== null && r.brand !== null) return ['bin', keyOf(f, r.brand, r.bin)];
   if (r.brand !== null) return ['brand', keyOf(f, r.brand)];
   if (r.weekday !== null && r.localHour !== null) return ['weekdayHour', keyOf(f, r.weekday, r.localHour)];
