@@ -86,22 +86,21 @@ export async function pruneLearnedTiming(tx: Tx, now: Date): Promise<number> {
   return rows.length;
 }
 
-export interface LearnedCellRow {
+export interface LearnedHourRow {
   family: string;
-  weekday: number;
   localHour: number;
   attempts: number;
   approvals: number;
 }
 
-/** The report's view: per family, weekday and hour over the scope's merchants, most attempts first. */
-export async function learnedCells(db: Tx, merchantId: string | undefined, limit: number): Promise<{ cells: LearnedCellRow[]; attempts: number; approvals: number; rows: number }> {
+/** The report's view: attempts and approvals per family and local hour, and the table's size, for one merchant or all. */
+export async function learnedHours(db: Tx, merchantId: string | undefined): Promise<{ hours: LearnedHourRow[]; cells: number }> {
   const where = merchantId === undefined ? sql`` : sql`where merchant_id = ${merchantId}`;
-  const [total] = await selectRows(db, sql`select count(*)::int as n, coalesce(sum(attempts), 0)::int as attempts, coalesce(sum(approvals), 0)::int as approvals from learned_timing ${where}`);
-  const cells = await selectRows(db, sql`select family, weekday, local_hour, sum(attempts)::int as attempts, sum(approvals)::int as approvals
-    from learned_timing ${where} group by family, weekday, local_hour order by attempts desc, family, weekday, local_hour limit ${limit}`);
+  const [total] = await selectRows(db, sql`select count(*)::int as n from learned_timing ${where}`);
+  const hours = await selectRows(db, sql`select family, local_hour, sum(attempts)::int as attempts, sum(approvals)::int as approvals
+    from learned_timing ${where} group by family, local_hour`);
   return {
-    rows: Number(total?.n ?? 0), attempts: Number(total?.attempts ?? 0), approvals: Number(total?.approvals ?? 0),
-    cells: cells.map((r) => ({ family: r.family as string, weekday: Number(r.weekday), localHour: Number(r.local_hour), attempts: Number(r.attempts), approvals: Number(r.approvals) })),
+    cells: Number(total?.n ?? 0),
+    hours: hours.map((r) => ({ family: r.family as string, localHour: Number(r.local_hour), attempts: Number(r.attempts), approvals: Number(r.approvals) })),
   };
 }

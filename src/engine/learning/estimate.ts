@@ -149,6 +149,17 @@ export function learnedSlot(w: SlotWindow, staticReason: string, input: LearnedI
       if (est.chance > best.est.chance + 1e-12) best = { atMs, est };
     }
   }
-  const evidence = best.est.evidence >= o.minEvidence ? learnedText(e, input, w.brand, best.atMs, w.offsetMs, best.est) : `prior: ${staticReason}`;
-  return { atMs: best.atMs, evidence };
+  return { atMs: best.atMs, evidence: evidenceOf(e, input, w, staticReason, best) };
+}
+
+/**
+ * A slot kept on thin evidence was the prior's choice; a slot moved is the evidence's, told by
+ * the better-known of the two cells: the slot's own, or the static slot's that it left.
+ */
+function evidenceOf(e: Estimator, input: LearnedInput, w: SlotWindow, staticReason: string, best: { atMs: number; est: Estimate }): string {
+  if (best.atMs === w.staticMs) return best.est.evidence >= e.o.minEvidence ? learnedText(e, input, w.brand, best.atMs, w.offsetMs, best.est) : `prior: ${staticReason}`;
+  const left = estimate(e, w.staticMs, w.offsetMs, true);
+  if (best.est.evidence >= left.evidence) return learnedText(e, input, w.brand, best.atMs, w.offsetMs, best.est);
+  const to = cellOf(best.atMs, w.offsetMs);
+  return `${learnedText(e, input, w.brand, w.staticMs, w.offsetMs, left)}, so ${weekdayHourLabel(to.weekday, to.localHour)} instead`;
 }
