@@ -60,7 +60,7 @@ export function drawCard(world: World, index: number): Card {
   const reason = pickShare(world.reasons, u('reason'));
   const firstMs = world.startMs + Math.floor(u('arrival') * world.arrivalDays * 1440) * 60_000;
   const count = u('multi') < world.orders.multiShare ? (u('multi-n') < 0.6 ? 2 : 3) : 1;
-  const declinesAtMs = Array.from({ length: count }, (_, k) => firstMs + Math.round(k * world.orders.gapDays * DAY_MS * (0.7 + 0.6 * u('gap', k))));
+  const declinesAtMs = Array.from({ length: count }, (_, k) => firstMs + Math.round(k * world.orders.gapDays * DAY_MS * (0.8 + 0.4 * u('gap', k))));
   const endMs = declinesAtMs[count - 1]! + world.windowDays * DAY_MS;
   const base = { offsetHours, priceCents, firstMs, endMs, declinesAtMs };
   const outageCode = u('outage-code') < 0.5 ? '91' : '96';

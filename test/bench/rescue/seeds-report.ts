@@ -14,6 +14,12 @@ export interface SeedFigures {
   attempts: number;
   attemptsPerRecovery: number;
   violations: Violations;
+  /**
+   * Attempts that break a rule even with the merchant's own retries and the originals' advice
+   * left out: what an engine that cannot read transaction.priorAttempts and
+   * transaction.merchantAdviceCode still breaks by itself.
+   */
+  blindViolations: number;
 }
 
 export function seedFigures(pop: Population, attempts: Attempts): SeedFigures {
@@ -33,9 +39,14 @@ export function seedFigures(pop: Population, attempts: Attempts): SeedFigures {
     byCard.set(o.card, [...(byCard.get(o.card) ?? pop.history.get(o.card)!), ...mine]);
   }
   const violations = emptyViolations();
-  for (const [card, events] of byCard) addViolations(violations, checkCard(card.brand, events));
+  let blindViolations = 0;
+  for (const [card, events] of byCard) {
+    addViolations(violations, checkCard(card.brand, events));
+    const blind = events.filter((e) => e.by !== 'merchant').map((e) => (e.by === 'original' ? { ...e, advice: undefined } : e));
+    blindViolations += checkCard(card.brand, blind).attempts;
+  }
   const n = pop.orders.length;
-  return { orders: n, recoveredPct: (recovered / n) * 100, amountPct: (recoveredAmount / amount) * 100, attempts: tries, attemptsPerRecovery: recovered === 0 ? Infinity : tries / recovered, violations };
+  return { orders: n, recoveredPct: (recovered / n) * 100, amountPct: (recoveredAmount / amount) * 100, attempts: tries, attemptsPerRecovery: recovered === 0 ? Infinity : tries / recovered, violations, blindViolations };
 }
 
 // Student's t, two-sided 95 %, by degrees of freedom (1–30); beyond, the normal's 1.96 is close enough.
@@ -75,6 +86,28 @@ export function formatSeedsTable(strategies: readonly StrategyFigures[]): string
     ];
   });
   return markdownTable(head, rows);
+}
+
+const REASON_GROUPS: ReadonlyArray<[string, (r: string) => boolean]> = [
+  ['insufficient funds, over limit (51, 61)', (r) => r === 'funds' || r === 'limit'],
+  ['generic (05)', (r) => r === 'generic'],
+  ['issuer unavailable (91, 96)', (r) => r === 'outage'],
+  ['hard and data (expired, lost, closed, invalid, fraud, stop recurring)', (r) => !['funds', 'limit', 'generic', 'outage'].includes(r)],
+];
+
+/** Recovered orders % (attempts per order) by the card's reason, pooled over the seeds: where each strategy wins or loses. */
+export function formatReasonTable(pops: readonly Population[], runs: ReadonlyArray<{ name: string; attempts: readonly Attempts[] }>): string {
+  const rows = REASON_GROUPS.map(([label, inGroup]) => {
+    const orders = pops.flatMap((p, i) => p.orders.filter((o) => inGroup(o.card.reason)).map((o) => ({ i, o })));
+    const cells = runs.map((run) => {
+      const mine = orders.map(({ i, o }) => run.attempts[i]!.get(o.index) ?? []);
+      const ok = mine.filter((a) => a.some((e) => e.approved)).length;
+      const tries = mine.reduce((s, a) => s + a.length, 0);
+      return orders.length === 0 ? '–' : `${((ok / orders.length) * 100).toFixed(1)} % (${(tries / orders.length).toFixed(1)})`;
+    });
+    return [label, String(orders.length), ...cells];
+  });
+  return markdownTable(['card\'s reason', 'orders', ...runs.map((r) => r.name)], rows);
 }
 
 type Metric = { label: string; of: (f: SeedFigures) => number; higherIsBetter: boolean; unit: string };

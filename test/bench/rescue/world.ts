@@ -99,11 +99,13 @@ export function drawWorld(seed: number, population: PopulationName = 'random'): 
   const monthlyCount = int(u('monthly-count'), 1, 3);
   const weekdayCount = int(u('weekday-count'), 1, 3);
   const semiFirst = int(u('semi-first'), 1, 15);
+  const arrivalDays = int(u('arrival'), 1, 7);
   return {
     seed, population,
-    // Mondays from 11 January 2027, so the start's weekday varies with the seed too.
-    startMs: Date.parse('2027-01-11T00:00:00Z') + int(u('start'), 0, 6) * DAY_MS,
-    arrivalDays: int(u('arrival'), 1, 10),
+    // From Monday 11 January 2027, the first declines on any weekday of that week: a short
+    // billing run starts on another weekday than a long one (all seeds share the engine's clock).
+    startMs: Date.parse('2027-01-11T00:00:00Z') + int(u('start'), 0, 7 - arrivalDays) * DAY_MS,
+    arrivalDays,
     windowDays: 30,
     brands: { visa, mastercard, amex: 1 - visa - mastercard },
     zone: { centre: Math.round(between(u('zone'), -10, 10)), spread: int(u('zone-spread'), 0, 3), known: between(u('zone-known'), 0.5, 1) },
@@ -141,7 +143,7 @@ export function drawWorld(seed: number, population: PopulationName = 'random'): 
       ? { after: int(u('esc-after'), 2, 10), code: u('esc-code') < 0.6 ? '05' : '59', macAfter: u('esc-mac') < 0.7 ? int(u('esc-mac-after'), 3, 12) : Infinity }
       : { after: Infinity, code: '05', macAfter: Infinity },
     replacedShare: between(u('replaced'), 0, 0.08),
-    orders: { multiShare: between(u('multi'), 0, 0.4), gapDays: between(u('gap'), 1, 14) },
+    orders: { multiShare: between(u('multi'), 0, 0.4), gapDays: between(u('gap'), 1, 10) },
     prior: { share: between(u('prior'), 0, 0.7), max: int(u('prior-max'), 1, 5), spacingHours: logUniform(u('prior-spacing'), 0.25, 48) },
   };
 }

@@ -180,6 +180,20 @@ describe('baselines', () => {
 });
 
 describe('figures over seeds', () => {
+  it('counts recoveries and violations per seed, and which violations need the request\'s merchant history to avoid', () => {
+    const pop = drawPopulation(drawWorld(5), 200);
+    const advised = pop.orders.find((o) => o.originalAdvice === '03' || o.originalAdvice === '21')!;
+    expect(advised).toBeDefined();
+    // One attempt a day after the hand-over on that order alone, approved or not as the issuer says.
+    const at = advised.handoverAtMs + D;
+    const a = answer(pop.world, advised.card, advised.index, advised.amount, at, pop.history.get(advised.card)!);
+    const f = seedFigures(pop, new Map([[advised.index, [{ atMs: at, ...a, amount: advised.amount, order: advised.index, by: 'strategy' as const }]]]));
+    expect(f.attempts).toBe(1);
+    expect(f.recoveredPct).toBe(a.approved ? 100 / 200 : 0);
+    expect(f.violations.byRule.mastercardMac0321).toBe(1);
+    expect(f.blindViolations).toBe(0);
+  });
+
   it('gives the mean and the 95 % interval of the mean (Student\'s t)', () => {
     expect(interval([5, 5, 5])).toEqual({ mean: 5, lo: 5, hi: 5 });
     const i = interval([1, 2, 3, 4]);
@@ -189,7 +203,7 @@ describe('figures over seeds', () => {
   });
 
   it('says plainly where rescued loses, wins or ties against a baseline', () => {
-    const f = (recoveredPct: number, attemptsPerRecovery: number): SeedFigures => ({ orders: 100, recoveredPct, amountPct: recoveredPct, attempts: 0, attemptsPerRecovery, violations: checkCard('amex', []) });
+    const f = (recoveredPct: number, attemptsPerRecovery: number): SeedFigures => ({ orders: 100, recoveredPct, amountPct: recoveredPct, attempts: 0, attemptsPerRecovery, violations: checkCard('amex', []), blindViolations: 0 });
     const rescued = { name: 'rescued', seeds: [f(40, 3), f(42, 3), f(41, 3)] };
     const base = { name: 'daily', seeds: [f(45, 10), f(46, 10), f(44, 10)] };
     const tie = { name: 'tie', seeds: [f(41, 3), f(40, 3), f(42, 3)] };
