@@ -1,7 +1,8 @@
 // Learned timing through the engine, on both databases: attempts recorded with engine.learning
 // "on" fill the learned table; `rescued report` shows what was learned; a later order's plan
 // moves to the hour that approved and `rescued orders show` says why; "frozen" plans from the
-// table but adds nothing; "off" plans the static model's slot with its plain reason. The
+// table but adds nothing; "off" plans the static model's slot with its plain reason; the
+// prune sweep drops cells unused for 400 days. The
 // processor is a stand-in gateway that approves only from 14:00 UTC (payers at UTC+0).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,5 +119,14 @@ describe.each(DB_KINDS)('learned timing on %s', (kind) => {
     expect(off.next.why).toBe('daily_spacing');
     expect([off.next.at.slice(0, 10), new Date(off.next.at).getUTCHours()]).toEqual(['2026-10-06', 7]); // 48 h after the 07:00 decline
     expect(await report()).toMatchObject({ attempts: 60 });
+  });
+
+  it('the prune sweep drops cells no attempt touched for 400 days', async () => {
+    clock.set(new Date(TUE_16.getTime() + 399 * 86_400_000));
+    await engine('off').sweepOnce();
+    expect(await report()).toMatchObject({ cells: 2, attempts: 60 });
+    clock.set(new Date(TUE_16.getTime() + 401 * 86_400_000));
+    await engine('off').sweepOnce();
+    expect(await report()).toMatchObject({ cells: 0, attempts: 0, families: [] });
   });
 });

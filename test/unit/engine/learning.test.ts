@@ -92,6 +92,15 @@ describe('learned timing in the planner', () => {
     expect(own.at.getTime()).toBe(staticPlan.at.getTime() + 4 * H);
   });
 
+  it('moved away from a slot the evidence finds poor, cites that slot\'s cell', () => {
+    // 08:00 on Tuesdays is well known and bad; nothing is known of the other hours yet.
+    const global = rowsOf([{ family: 'do_not_honor', weekday: 2, hour: 8, bucket: 1, attempts: 200, approvals: 4 }]);
+    const p = plan({ ...base, learned: { ...EMPTY, table: buildLearnedTable([], global) } }) as Extract<Plan, { action: 'retry' }>;
+    expect(p.at.getTime()).not.toBe(staticPlan.at.getTime());
+    expect(Math.abs(p.at.getTime() - staticPlan.at.getTime())).toBe(H); // the nearest unknown hour
+    expect(p.evidence).toMatch(/^learned \(all merchants\): do_not_honor on 411111, Tue 08–09 local: 2 % of 200 attempts \(days 6–10; expected \d+ % from 200 attempts\), so Tue 07–08 instead$/);
+  });
+
   it('keeps the static slot while the evidence is thin, and leaves temporary backoffs alone', () => {
     const thin = rowsOf([{ family: 'do_not_honor', weekday: 2, hour: 16, bucket: 1, attempts: 3, approvals: 3 }]);
     expect(plan({ ...base, learned: { ...EMPTY, table: buildLearnedTable([], thin) } })).toEqual({ ...staticPlan, evidence: 'prior: daily_spacing' });
