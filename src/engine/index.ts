@@ -68,7 +68,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const models = cachedModels(clock);
   const learned = cachedLearnedTables(clock, config.learning ?? 'on');
   const lifecycle = { rules, testMode, models, learned };
-  const recorder: RecorderCtx = { ...lifecycle, db, clock, processorName: processor.name, owner };
+  const recorder: RecorderCtx = { ...lifecycle, db, clock, processorName: processor.name, owner, log };
   // Answers that arrive together are recorded in one transaction; two groups may be written
   // at once (a pool serves both; PGlite runs them one after the other).
   const record = grouped((items: Parameters<typeof recordGroup>[1]) => recordGroup(recorder, items), { maxSize: RECORD_GROUP_MAX, maxInFlight: 2 });

@@ -8,6 +8,7 @@
 // (lost lease) is skipped, and the next claim reuses the attempt's key and records the same
 // stored answer then.
 import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
 import type { Db, Transaction as Tx } from '../db/client.ts';
 import type { AttemptResult } from '../db/queries/attempts.ts';
 import { attemptsOfCards } from '../db/queries/card-histories.ts';
@@ -29,6 +30,7 @@ export interface RecorderCtx extends LifecycleCtx {
   processorName: string;
   /** This instance's lease owner name. */
   owner: string;
+  log?: Logger;
 }
 
 /** One attempt with the processor's answer, waiting to be recorded. */
@@ -59,11 +61,32 @@ interface Decided {
 class GuardFailed extends Error {}
 
 export async function recordGroup(ctx: RecorderCtx, items: Answered[]): Promise<Recorded[]> {
+  let recorded: Recorded[];
   try {
-    return await recordClaimed(ctx, items);
+    recorded = await recordClaimed(ctx, items);
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
-    return recordLocked(ctx, items);
+    recorded = await recordLocked(ctx, items);
+  }
+  await countOutcomes(ctx, items, recorded);
+  return recorded;
+}
+
+/**
+ * The group's outcomes added to the learned table (engine.learning on), after the commit and
+ * in a statement of their own: its row locks are held for that statement only, so two groups
+ * recording at once never wait on each other's transaction for a shared cell. A crash in
+ * between loses one group's counts, which the estimate does not notice; a failure is logged,
+ * never the attempt's.
+ */
+async function countOutcomes(ctx: RecorderCtx, items: Answered[], recorded: Recorded[]): Promise<void> {
+  const done = items.flatMap((item, i) => (recorded[i] === 'skipped' ? [] : [{ order: item.order, at: item.attempt.startedAt, approved: recorded[i] !== 'declined' }]));
+  const rows = learnedOutcomes(ctx, done);
+  if (rows.length === 0) return;
+  try {
+    await addOutcomes(ctx.db, rows, ctx.clock.now());
+  } catch (err) {
+    ctx.log?.warn({ err, attempts: rows.length }, 'learned timing: outcomes not counted');
   }
 }
 
@@ -85,7 +108,7 @@ async function recordClaimed(ctx: RecorderCtx, items: Answered[]): Promise<Recor
   const results = items.map((item) => ({ id: item.attempt.id, orderId: item.order.id, ...answered.get(item.attempt.id)! }));
   await ctx.db.transaction(async (tx) => {
     // Sent together (one connection pipelines them); the events are rolled back with the rest.
-    const [done] = await Promise.all([finishAndMove(tx, results, moves, now), enqueueOrderEvents(tx, events), addOutcomes(tx, outcomesOf(ctx, items, decided), now)]);
+    const [done] = await Promise.all([finishAndMove(tx, results, moves, now), enqueueOrderEvents(tx, events)]);
     if (done.moved !== items.length || done.finished !== items.length) throw new GuardFailed();
   });
   return decided.map((d) => (d.kind === 'approve' ? 'approved' : 'declined'));
@@ -122,14 +145,9 @@ async function recordLocked(ctx: RecorderCtx, items: Answered[]): Promise<Record
     // The rows are locked and were read in this transaction: a guard that fails is a bug, and
     // the whole group is rolled back rather than recorded half.
     if (moved.size !== moves.length) throw new Error(`recording moved ${moved.size} of ${moves.length} orders`);
-    await Promise.all([enqueueOrderEvents(tx, events), addOutcomes(tx, outcomesOf(ctx, items, recorded), now)]);
+    await enqueueOrderEvents(tx, events);
     return outcomes;
   });
-}
-
-/** The learned table's share of the group: each recorded attempt in its cell, approved or not. */
-function outcomesOf(ctx: RecorderCtx, items: Answered[], decided: Decided[]) {
-  return learnedOutcomes(ctx, decided.map((d) => ({ order: d.cur, at: items[d.index]!.attempt.startedAt, approved: d.kind === 'approve' || d.kind === 'void' })));
 }
 
 function decide(ctx: RecorderCtx, item: Answered, cur: WorkOrder, index: number, now: Date): Decided | undefined {
