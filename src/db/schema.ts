@@ -466,6 +466,29 @@ export const learnedTiming = pgTable(
   ],
 );
 
+/**
+ * The same counts summed over every merchant, kept apart so the planner's fallback reads a
+ * table bounded by its own cap instead of scanning every merchant's rows.
+ */
+export const learnedTimingGlobal = pgTable(
+  'learned_timing_global',
+  {
+    family: text('family').notNull(),
+    brand: text('brand').notNull(),
+    bin: text('bin').notNull(),
+    weekday: smallint('weekday').notNull(),
+    localHour: smallint('local_hour').notNull(),
+    dayBucket: smallint('day_bucket').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    approvals: integer('approvals').notNull().default(0),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.family, t.brand, t.bin, t.weekday, t.localHour, t.dayBucket] }),
+    index('learned_timing_global_updated_idx').on(t.updatedAt),
+  ],
+);
+
 /** Token buckets for limits that must hold across replicas (per-merchant HTTP rate limit). */
 export const rateBuckets = pgTable('rate_buckets', {
   key: text('key').primaryKey(),

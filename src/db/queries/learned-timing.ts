@@ -22,6 +22,8 @@ export interface OutcomeRow {
 export const LEARNED_MAX_AGE_DAYS = 400;
 /** A merchant keeps at most this many cells (its least used go first): 24 hours × 7 days × 6 buckets for about 30 family × issuer pairs. */
 export const LEARNED_MAX_CELLS_PER_MERCHANT = 30_240;
+/** The table over every merchant keeps at most this many (about 200 family × issuer pairs in full). */
+export const LEARNED_MAX_GLOBAL_CELLS = 201_600;
 
 /** Adds the outcomes, cells summed first (one row may appear once per statement). */
 export async function addOutcomes(tx: Tx, outcomes: OutcomeRow[], now: Date): Promise<void> {
@@ -35,16 +37,26 @@ export async function addOutcomes(tx: Tx, outcomes: OutcomeRow[], now: Date): Pr
       hit.approvals += o.approvals;
     } else summed.set(key, { ...o });
   }
-  await tx.execute(sql`insert into learned_timing (merchant_id, family, brand, bin, weekday, local_hour, day_bucket, attempts, approvals, updated_at)
-    select r."merchantId", r."family", r."brand", r."bin", r."weekday", r."localHour", r."dayBucket", r."attempts", r."approvals", ${now.toISOString()}::timestamptz
-    from json_to_recordset(${JSON.stringify([...summed.values()])}::json) as r("merchantId" uuid, "family" text, "brand" text, "bin" text,
-      "weekday" smallint, "localHour" smallint, "dayBucket" smallint, "attempts" integer, "approvals" integer)
-    order by 1, 2, 3, 4, 5, 6, 7
-    on conflict (merchant_id, family, brand, bin, weekday, local_hour, day_bucket) do update
-      set attempts = learned_timing.attempts + excluded.attempts, approvals = learned_timing.approvals + excluded.approvals, updated_at = excluded.updated_at`);
+  // One statement: the merchant's cells, and through a data-modifying CTE the same outcomes
+  // summed into the table over every merchant. Rows go in key order, so two statements that
+  // share cells lock them in the same order.
+  await tx.execute(sql`with r as (
+      select * from json_to_recordset(${JSON.stringify([...summed.values()])}::json) as r("merchantId" uuid, "family" text, "brand" text, "bin" text,
+        "weekday" smallint, "localHour" smallint, "dayBucket" smallint, "attempts" integer, "approvals" integer)),
+    own as (
+      insert into learned_timing (merchant_id, family, brand, bin, weekday, local_hour, day_bucket, attempts, approvals, updated_at)
+      select "merchantId", "family", "brand", "bin", "weekday", "localHour", "dayBucket", "attempts", "approvals", ${now.toISOString()}::timestamptz
+      from r order by 1, 2, 3, 4, 5, 6, 7
+      on conflict (merchant_id, family, brand, bin, weekday, local_hour, day_bucket) do update
+        set attempts = learned_timing.attempts + excluded.attempts, approvals = learned_timing.approvals + excluded.approvals, updated_at = excluded.updated_at
+      returning 1)
+    insert into learned_timing_global (family, brand, bin, weekday, local_hour, day_bucket, attempts, approvals, updated_at)
+    select "family", "brand", "bin", "weekday", "localHour", "dayBucket", sum("attempts")::int, sum("approvals")::int, ${now.toISOString()}::timestamptz
+    from r group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6
+    on conflict (family, brand, bin, weekday, local_hour, day_bucket) do update
+      set attempts = learned_timing_global.attempts + excluded.attempts, approvals = learned_timing_global.approvals + excluded.approvals, updated_at = excluded.updated_at`);
 }
 
-/** A grouped row: a part left out of the grouping is null (family null: every family). */
 export interface GroupedRow {
   family: string | null;
   brand: string | null;
@@ -58,11 +70,11 @@ export interface GroupedRow {
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-/** The sums the planner reads, for one merchant or (null) over every merchant. */
+/** The sums the planner reads, for one merchant or (null) over every merchant (its own table). */
 export async function learnedSums(db: Tx, merchantId: string | null): Promise<GroupedRow[]> {
-  const where = merchantId === null ? sql`` : sql`where merchant_id = ${merchantId}`;
+  const from = merchantId === null ? sql`learned_timing_global` : sql`learned_timing where merchant_id = ${merchantId}`;
   const rows = await selectRows(db, sql`select family, brand, bin, weekday, local_hour, day_bucket, sum(attempts)::int as attempts, sum(approvals)::int as approvals
-    from learned_timing ${where}
+    from ${from}
     group by grouping sets ((family), (family, brand), (family, brand, bin), (family, local_hour), (family, weekday), (family, day_bucket), (family, weekday, local_hour),
       (), (local_hour), (weekday), (day_bucket), (weekday, local_hour))`);
   return rows.map((r) => ({
@@ -71,19 +83,25 @@ export async function learnedSums(db: Tx, merchantId: string | null): Promise<Gr
   }));
 }
 
-/** Drops cells unused for LEARNED_MAX_AGE_DAYS and, per merchant, the least used past the cap; returns how many. */
+/** Drops cells unused for LEARNED_MAX_AGE_DAYS and, past the caps, the least used; returns how many. */
 export async function pruneLearnedTiming(tx: Tx, now: Date): Promise<number> {
   const old = new Date(now.getTime() - LEARNED_MAX_AGE_DAYS * 86_400_000).toISOString();
-  const rows = await selectRows(tx, sql`with ranked as (
+  const own = await selectRows(tx, sql`with ranked as (
       select merchant_id, family, brand, bin, weekday, local_hour, day_bucket, updated_at,
         row_number() over (partition by merchant_id order by attempts desc, updated_at desc) as n
       from learned_timing)
     delete from learned_timing t using ranked r
-    where t.merchant_id = r.merchant_id and t.family = r.family and t.brand = r.brand and t.bin = r.bin and t.weekday = r.weekday
-      and t.local_hour = r.local_hour and t.day_bucket = r.day_bucket
+    where (t.merchant_id, t.family, t.brand, t.bin, t.weekday, t.local_hour, t.day_bucket) = (r.merchant_id, r.family, r.brand, r.bin, r.weekday, r.local_hour, r.day_bucket)
       and (r.n > ${LEARNED_MAX_CELLS_PER_MERCHANT} or r.updated_at < ${old}::timestamptz)
     returning 1`);
-  return rows.length;
+  const global = await selectRows(tx, sql`with ranked as (
+      select family, brand, bin, weekday, local_hour, day_bucket, updated_at, row_number() over (order by attempts desc, updated_at desc) as n
+      from learned_timing_global)
+    delete from learned_timing_global t using ranked r
+    where (t.family, t.brand, t.bin, t.weekday, t.local_hour, t.day_bucket) = (r.family, r.brand, r.bin, r.weekday, r.local_hour, r.day_bucket)
+      and (r.n > ${LEARNED_MAX_GLOBAL_CELLS} or r.updated_at < ${old}::timestamptz)
+    returning 1`);
+  return own.length + global.length;
 }
 
 export interface LearnedHourRow {

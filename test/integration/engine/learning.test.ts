@@ -128,5 +128,9 @@ describe.each(DB_KINDS)('learned timing on %s', (kind) => {
     clock.set(new Date(TUE_16.getTime() + 401 * 86_400_000));
     await engine('off').sweepOnce();
     expect(await report()).toMatchObject({ cells: 0, attempts: 0, families: [] });
+    // The sums over every merchant went too: a new order is planned on the prior again.
+    const [key] = await declines(1, clock.now(), new Date(clock.now().getTime() + 32 * 86_400_000), 'SUBMITTED');
+    await engine('on').runOnce();
+    expect((await show(key!)).next.why).toBe('prior: daily_spacing');
   });
 });
