@@ -13,6 +13,7 @@ import { openDatabase, type Db } from '../../../src/db/client.ts';
 import { selectRows } from '../../../src/db/queries/claim-orders.ts';
 import { orders } from '../../../src/db/schema.ts';
 import { createEngine } from '../../../src/engine/index.ts';
+import type { LearningMode } from '../../../src/engine/learning/source.ts';
 import { defaultRules, type Rules } from '../../../src/engine/rules.ts';
 import { createLogger } from '../../../src/log.ts';
 import { createMerchantService } from '../../../src/merchants/service.ts';
@@ -36,6 +37,8 @@ export interface SeedsOptions {
   databaseUrl: string;
   stepMs: number;
   rules?: Rules;
+  /** engine.learning (default: the configuration's default). With it on, the seeds' merchants share the global learned table. */
+  learning?: LearningMode;
 }
 
 const idOf = (pop: Population, order: Order) => orderUuid(pop.world.seed, order.index);
@@ -80,7 +83,7 @@ export async function runRescuedSeeds(pops: readonly Population[], opts: SeedsOp
     const all = pops.flatMap((p) => p.orders);
     const clock = new ManualClock(Math.min(...all.map((o) => o.handoverAtMs)));
     const processor = createWorldProcessor(pops, idOf, clock);
-    const engine = createEngine({ db, processor, clock, log, config: engineConfig(), testMode: true, ...(opts.rules ? { rules: opts.rules } : {}) });
+    const engine = createEngine({ db, processor, clock, log, config: { ...engineConfig(), ...(opts.learning ? { learning: opts.learning } : {}) }, testMode: true, ...(opts.rules ? { rules: opts.rules } : {}) });
     const marginMs = (opts.rules ?? defaultRules).timing.expiryMarginMs;
     const steps = await drive(db, engine, clock, { stepMs: opts.stepMs, marginMs }, Math.max(...all.map((o) => o.expiryMs)));
     await assertFinal(db, processor.sent(), all.length);

@@ -20,6 +20,8 @@ export interface SeedFigures {
    * transaction.merchantAdviceCode still breaks by itself.
    */
   blindViolations: number;
+  /** The same, per rule. */
+  blindByRule: Violations;
 }
 
 export function seedFigures(pop: Population, attempts: Attempts): SeedFigures {
@@ -39,14 +41,14 @@ export function seedFigures(pop: Population, attempts: Attempts): SeedFigures {
     byCard.set(o.card, [...(byCard.get(o.card) ?? pop.history.get(o.card)!), ...mine]);
   }
   const violations = emptyViolations();
-  let blindViolations = 0;
+  const blindByRule = emptyViolations();
   for (const [card, events] of byCard) {
     addViolations(violations, checkCard(card.brand, events));
     const blind = events.filter((e) => e.by !== 'merchant').map((e) => (e.by === 'original' ? { ...e, advice: undefined } : e));
-    blindViolations += checkCard(card.brand, blind).attempts;
+    addViolations(blindByRule, checkCard(card.brand, blind));
   }
   const n = pop.orders.length;
-  return { orders: n, recoveredPct: (recovered / n) * 100, amountPct: (recoveredAmount / amount) * 100, attempts: tries, attemptsPerRecovery: recovered === 0 ? Infinity : tries / recovered, violations, blindViolations };
+  return { orders: n, recoveredPct: (recovered / n) * 100, amountPct: (recoveredAmount / amount) * 100, attempts: tries, attemptsPerRecovery: recovered === 0 ? Infinity : tries / recovered, violations, blindViolations: blindByRule.attempts, blindByRule };
 }
 
 // Student's t, two-sided 95 %, by degrees of freedom (1–30); beyond, the normal's 1.96 is close enough.
@@ -73,6 +75,17 @@ const fmt = (i: Interval, digits: number, unit = '') => `${i.mean.toFixed(digits
 export interface StrategyFigures {
   name: string;
   seeds: SeedFigures[];
+}
+
+/** Violations summed over the seeds, the total and per rule in one line. */
+export function violationsLine(v: Violations): string {
+  return `${v.attempts} (${RULES.filter((r) => v.byRule[r] > 0).map((r) => `${RULE_LABELS[r]} ${v.byRule[r]}`).join(', ') || 'none'})`;
+}
+
+export function sumViolations(seeds: readonly SeedFigures[], of: (f: SeedFigures) => Violations): Violations {
+  const total = emptyViolations();
+  for (const f of seeds) addViolations(total, of(f));
+  return total;
 }
 
 export function formatSeedsTable(strategies: readonly StrategyFigures[]): string {

@@ -14,7 +14,7 @@ import { uniform } from './random.ts';
 export type Brand = 'visa' | 'mastercard' | 'amex';
 export const REASONS = ['funds', 'limit', 'generic', 'outage', 'expired', 'lost_or_stolen', 'closed', 'invalid_number', 'fraud', 'stop_recurring'] as const;
 export type Reason = (typeof REASONS)[number];
-export const HARD_REASONS: readonly Reason[] = ['expired', 'lost_or_stolen', 'closed', 'invalid_number', 'fraud', 'stop_recurring'];
+export const HARD_REASONS = ['expired', 'lost_or_stolen', 'closed', 'invalid_number', 'fraud', 'stop_recurring'] as const satisfies readonly Reason[];
 export const ADVICE_KEYS = ['none', '02', '24', '25', '26', '27', '28', '29', '30'] as const;
 export type AdviceKey = (typeof ADVICE_KEYS)[number];
 export type PayKind = 'weekly' | 'biweekly' | 'semimonthly' | 'monthly';

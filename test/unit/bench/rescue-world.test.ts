@@ -203,7 +203,7 @@ describe('figures over seeds', () => {
   });
 
   it('says plainly where rescued loses, wins or ties against a baseline', () => {
-    const f = (recoveredPct: number, attemptsPerRecovery: number): SeedFigures => ({ orders: 100, recoveredPct, amountPct: recoveredPct, attempts: 0, attemptsPerRecovery, violations: checkCard('amex', []), blindViolations: 0 });
+    const f = (recoveredPct: number, attemptsPerRecovery: number): SeedFigures => ({ orders: 100, recoveredPct, amountPct: recoveredPct, attempts: 0, attemptsPerRecovery, violations: checkCard('amex', []), blindViolations: 0, blindByRule: checkCard('amex', []) });
     const rescued = { name: 'rescued', seeds: [f(40, 3), f(42, 3), f(41, 3)] };
     const base = { name: 'daily', seeds: [f(45, 10), f(46, 10), f(44, 10)] };
     const tie = { name: 'tie', seeds: [f(41, 3), f(40, 3), f(42, 3)] };
