@@ -13,7 +13,7 @@ import type { ManualClock } from '../../../src/clock.ts';
 import type { Db } from '../../../src/db/client.ts';
 import { selectRows } from '../../../src/db/queries/claim-orders.ts';
 import { dateOf } from '../../../src/db/queries/raw-rows.ts';
-import { createEngine, type EngineConfig } from '../../../src/engine/index.ts';
+import type { createEngine, EngineConfig } from '../../../src/engine/index.ts';
 import { DAY_MS } from './calendar.ts';
 
 export const CLAIM_BATCH = 500;
