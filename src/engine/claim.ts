@@ -13,7 +13,7 @@ import { claimWithAttempts, dropUnsentAttempts, type Claimed } from '../db/queri
 import { lockOrders, moveOrders, type GuardedMove } from '../db/queries/record-attempts.ts';
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
 import { CARD_WINDOW_MS, toRecord } from './history.ts';
-import { originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
+import { learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
 import { capsAllowAttempt } from './planner.ts';
 import { replanHistories } from './recorder.ts';
 
@@ -81,7 +81,7 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date): Promise<voi
       const decline = last?.responseCode
         ? processorDecline(cur, ctx.processorName, last.responseCode, last.adviceCode ?? undefined, ctx.rules, now)
         : originalDecline(cur, ctx.rules, cur.createdAt);
-      const p = planOrder(cur, decline, h, ctx.rules, now, await ctx.models(tx, cur.merchantId));
+      const p = planOrder(cur, decline, h, ctx.rules, now, await ctx.models(tx, cur.merchantId), await learnedFor(ctx, tx, cur));
       const m = planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount);
       moves.push({ id: cur.id, from: 'PROCESSING', owner: ctx.owner, ...m.move });
       if (m.event) events.push(m.event);
