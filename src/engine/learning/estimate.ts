@@ -27,8 +27,10 @@ export interface LearningOptions {
   staticBonus: number;
   /** Pseudo-attempts pulling each margin towards its family's rate (A). */
   marginStrength: number;
-  /** How far, in whole hours, an attempt may move from the static model's slot either way. */
+  /** How far, in whole hours, an attempt may move after the static model's slot. */
   reachHours: number;
+  /** How far, in whole hours, an attempt may move before it (never before the rules' earliest moment). */
+  earlierHours: number;
   /** Attempts behind a slot's estimate below which the plan says it followed the prior. */
   minEvidence: number;
   /** A merchant's own attempts of a family below which the table over every merchant is used. */
@@ -40,6 +42,7 @@ export const learningDefaults: LearningOptions = {
   staticBonus: 0.25,
   marginStrength: 20,
   reachHours: 24,
+  earlierHours: 24,
   minEvidence: 30,
   minOwnAttempts: 200,
 };
@@ -142,8 +145,9 @@ export function learnedSlot(w: SlotWindow, staticReason: string, input: LearnedI
   const e = estimator(input, w.brand, o);
   let best = { atMs: w.staticMs, est: estimate(e, w.staticMs, w.offsetMs, true) };
   // Nearest first and earlier before later, so a tie keeps the slot closest to the static one.
-  for (let k = 1; k <= o.reachHours; k++) {
-    for (const atMs of [w.staticMs - k * HOUR_MS, w.staticMs + k * HOUR_MS]) {
+  for (let k = 1; k <= Math.max(o.reachHours, o.earlierHours); k++) {
+    for (const atMs of [k <= o.earlierHours ? w.staticMs - k * HOUR_MS : NaN, k <= o.reachHours ? w.staticMs + k * HOUR_MS : NaN]) {
+      if (Number.isNaN(atMs)) continue;
       if (atMs < w.earliestMs || atMs >= w.deadlineMs) continue;
       const est = estimate(e, atMs, w.offsetMs, false);
       if (est.chance > best.est.chance + 1e-12) best = { atMs, est };
