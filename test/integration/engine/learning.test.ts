@@ -1,6 +1,7 @@
 // Learned timing through the engine, on both databases: attempts recorded with engine.learning
-// "on" fill the learned table; `rescued report` shows what was learned; a later order's plan
-// moves to the hour that approved and `rescued orders show` says why; "frozen" plans from the
+// "on" fill the learned table; `rescued report` and GET /v1/reports/recovery show what was
+// learned; a later order's plan moves to the hour that approved, and `rescued orders show`
+// and GET /v1/orders/{key} (nextAttempt.reason) say why; "frozen" plans from the
 // table but adds nothing; "off" plans the static model's slot with its plain reason; the
 // prune sweep drops cells unused for 400 days. The
 // processor is a stand-in gateway that approves only from 14:00 UTC (payers at UTC+0).
@@ -10,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { DB_KINDS, silentLog } from '../../helpers/db.ts';
-import { engineConfig, engineFixture, insertTestOrders, type EngineFixture } from '../../helpers/engine.ts';
+import { engineConfig, insertTestOrders } from '../../helpers/engine.ts';
+import { testApp, type TestApp } from '../../helpers/app.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { ManualClock } from '../../../src/clock.ts';
 import { orders } from '../../../src/db/schema.ts';
@@ -44,29 +46,40 @@ function afternoonGateway(clock: ManualClock): Processor {
 describe.each(DB_KINDS)('learned timing on %s', (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'rescued-learning-'));
   const env: NodeJS.ProcessEnv = { RESCUED_DATA_DIR: dataDir };
-  let f: EngineFixture;
+  let t: TestApp;
+  let merchant: { id: string; mid: string; clientId: string };
+  const db = () => t.tdb.database.db;
   const clock = new ManualClock(TUE_08);
   let cardNo = 0;
   const cli = async (...args: string[]) => {
-    const res = await runCli(args, { ...env, ...(f.tdb.url ? { DATABASE_URL: f.tdb.url } : {}) }, f.tdb.database);
+    const res = await runCli(args, { ...env, ...(t.tdb.url ? { DATABASE_URL: t.tdb.url } : {}) }, t.tdb.database);
     expect(res.status, res.stderr).toBe(0);
     return res.stdout;
   };
-  const engine = (learning: LearningMode) => createEngine({ db: f.db, processor: afternoonGateway(clock), clock, log: silentLog, config: engineConfig({ learning }) });
+  const engine = (learning: LearningMode) => createEngine({ db: db(), processor: afternoonGateway(clock), clock, log: silentLog, config: engineConfig({ learning }) });
+  /** GET `url` of the merchant API as the merchant. */
+  const api = async (url: string) => {
+    const { token } = await t.tokens.issue({ merchantId: merchant.id, mid: merchant.mid, clientId: merchant.clientId });
+    const res = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
   /** `n` 05 declines on cards of their own (no card cap shared), due at `due`. */
   const declines = (n: number, due: Date, expiresAt: Date, status: 'SUBMITTED' | 'PENDING' = 'PENDING') =>
-    insertTestOrders(f.db, Array.from({ length: n }, () => ({
-      card: VISA, token: `tok_learning_${kind}_${++cardNo}`, merchantId: f.merchantId, createdAt: new Date(due.getTime() - 3_600_000),
+    insertTestOrders(db(), Array.from({ length: n }, () => ({
+      card: VISA, token: `tok_learning_${kind}_${++cardNo}`, merchantId: merchant.id, createdAt: new Date(due.getTime() - 3_600_000),
       expiresAt, status, nextAttemptAt: due, declineCode: '05', declineSource: 'NA',
     })));
   const report = async () => JSON.parse(await cli('report', '--json')).learnedTiming;
   const show = async (key: string) => JSON.parse(await cli('orders', 'show', key, '--json'));
 
   beforeAll(async () => {
-    f = await engineFixture(kind, { poolSize: 4 });
+    t = await testApp(kind, undefined, { clock });
+    const creds = await t.merchants.add({ name: 'Learning' });
+    merchant = { id: (await t.merchants.byMid(creds.mid)).id, mid: creds.mid, clientId: creds.clientId };
   });
   afterAll(async () => {
-    await f?.close();
+    await t?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -87,6 +100,8 @@ describe.each(DB_KINDS)('learned timing on %s', (kind) => {
       best: [{ hour: 16, attempts: 30, approvals: 30 }, { hour: 8, attempts: 30, approvals: 0 }],
       worst: [],
     }]);
+    // The merchant's own report over the API: the same object.
+    expect((await api('/v1/reports/recovery')).learnedTiming).toEqual(learned);
     const text = await cli('report');
     expect(text).toContain('learned timing: 60 retries in 2 cells, 50.0% approved');
     expect(text).toMatch(/do_not_honor\s+60\s+50\.0%\s+16–17 100\.0% of 30, 08–09 0\.0% of 30/);
@@ -101,6 +116,7 @@ describe.each(DB_KINDS)('learned timing on %s', (kind) => {
     expect([at.toISOString().slice(0, 10), at.getUTCHours()]).toEqual(['2026-10-06', 16]);
     expect(o.next.why).toMatch(/^learned \(all merchants\): do_not_honor on 411111, Tue 16–17 local: 100 % of 30 attempts \(days 6–10; expected \d+ % from 30 attempts\)$/);
     expect(await cli('orders', 'show', key!)).toContain(`(why: ${o.next.why})`);
+    expect((await api(`/v1/orders/${key}`)).nextAttempt).toEqual({ at: o.next.at, reason: o.next.why });
   });
 
   it('frozen: plans from the table, adds nothing to it; off: the static slot and its plain reason', async () => {
@@ -108,7 +124,7 @@ describe.each(DB_KINDS)('learned timing on %s', (kind) => {
     const [frozenKey] = await declines(1, SUN, new Date('2026-11-05T08:00:00Z'), 'SUBMITTED');
     const [due] = await declines(1, SUN, new Date('2026-11-05T08:00:00Z'));
     await engine('frozen').runOnce();
-    const [row] = await f.db.select().from(orders).where(eq(orders.id, due!));
+    const [row] = await db().select().from(orders).where(eq(orders.id, due!));
     expect(row!.attemptCount).toBe(1); // attempted and declined under "frozen" ...
     expect(await report()).toMatchObject({ attempts: 60 }); // ... and not counted
     expect((await show(frozenKey!)).next.why).toMatch(/^learned \(all merchants\): do_not_honor on 411111, Tue 16–17 local/);
