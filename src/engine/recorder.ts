@@ -8,7 +8,6 @@
 // (lost lease) is skipped, and the next claim reuses the attempt's key and records the same
 // stored answer then.
 import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
 import type { Db, Transaction as Tx } from '../db/client.ts';
 import type { AttemptResult } from '../db/queries/attempts.ts';
 import { attemptsOfCards } from '../db/queries/card-histories.ts';
@@ -22,7 +21,7 @@ import type { Classification } from '../declines/classify.ts';
 import { tableClassOf } from '../declines/classify.ts';
 import { CARD_WINDOW_MS, toRecord, type Histories } from './history.ts';
 import { answerDecline, approveMove, learnedFor, learnedOutcomes, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
-import { addOutcomes } from '../db/queries/learned-timing.ts';
+import type { OutcomeCounter } from './learning/counter.ts';
 
 export interface RecorderCtx extends LifecycleCtx {
   db: Db;
@@ -30,7 +29,8 @@ export interface RecorderCtx extends LifecycleCtx {
   processorName: string;
   /** This instance's lease owner name. */
   owner: string;
-  log?: Logger;
+  /** Where recorded outcomes are counted for the learned table (engine.learning on). */
+  counter?: OutcomeCounter;
 }
 
 /** One attempt with the processor's answer, waiting to be recorded. */
@@ -68,26 +68,15 @@ export async function recordGroup(ctx: RecorderCtx, items: Answered[]): Promise<
     if (!(err instanceof GuardFailed)) throw err;
     recorded = await recordLocked(ctx, items);
   }
-  await countOutcomes(ctx, items, recorded);
+  countOutcomes(ctx, items, recorded);
   return recorded;
 }
 
-/**
- * The group's outcomes added to the learned table (engine.learning on), after the commit and
- * in a statement of their own: its row locks are held for that statement only, so two groups
- * recording at once never wait on each other's transaction for a shared cell. A crash in
- * between loses one group's counts, which the estimate does not notice; a failure is logged,
- * never the attempt's.
- */
-async function countOutcomes(ctx: RecorderCtx, items: Answered[], recorded: Recorded[]): Promise<void> {
+/** The group's outcomes handed to the learned table's counter (engine.learning on): no statement here. */
+function countOutcomes(ctx: RecorderCtx, items: Answered[], recorded: Recorded[]): void {
+  if (!ctx.counter) return;
   const done = items.flatMap((item, i) => (recorded[i] === 'skipped' ? [] : [{ order: item.order, at: item.attempt.startedAt, approved: recorded[i] !== 'declined' }]));
-  const rows = learnedOutcomes(ctx, done);
-  if (rows.length === 0) return;
-  try {
-    await addOutcomes(ctx.db, rows, ctx.clock.now());
-  } catch (err) {
-    ctx.log?.warn({ err, attempts: rows.length }, 'learned timing: outcomes not counted');
-  }
+  ctx.counter.add(learnedOutcomes(ctx, done));
 }
 
 /** The fast path: decided from the orders as claimed, applied only if every guard holds. */
