@@ -75,7 +75,7 @@ try {
   const runs: Array<Awaited<ReturnType<typeof measure>>> = [];
   for (const learning of modes) runs.push(await engineRun(clock, learning));
   report(runs.at(-1)!, baseline, { perSecond: 2000 });
-  if (runs.length === 2) console.log(`  engine.learning on / off: ${(runs[1]!.perSecond / runs[0]!.perSecond).toFixed(3)} of the attempts per second (counting outcomes: one statement per recorded group)`);
+  if (runs.length === 2) console.log(`  engine.learning on / off: ${(runs[1]!.perSecond / runs[0]!.perSecond).toFixed(3)} of the attempts per second (the outcomes counted in memory, written once a second)`);
 
   if (opts.explain) await explain(f);
 } finally {
