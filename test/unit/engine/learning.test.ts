@@ -10,6 +10,12 @@ import { buildLearnedTable, type LearnedRow } from '../../../src/engine/learning
 import { cellOf, dayBucketLabel, weekdayHourLabel } from '../../../src/engine/learning/cell.ts';
 import type { LearnedInput } from '../../../src/engine/learning/estimate.ts';
 import { D, H, decline, input, order, pick, prng } from './fixtures.ts';
+import type { SQL } from 'drizzle-orm';
+import type { Db } from '../../../src/db/client.ts';
+import type { OutcomeRow } from '../../../src/db/queries/learned-timing.ts';
+import { outcomeCounter } from '../../../src/engine/learning/counter.ts';
+import { ManualClock } from '../../../src/clock.ts';
+import { silentLog } from '../../helpers/db.ts';
 
 const timing = defaultRules.timing;
 
@@ -180,5 +186,39 @@ describe('learned plans keep every rule (5,000 seeded inputs and tables)', () =>
 
   it('is a pure function of its input', () => {
     for (const c of cases.slice(0, 1_000)) expect(plan(c.input)).toEqual(c.learned);
+  });
+});
+
+describe('the learned counts\' writer', () => {
+  const row = (over: Partial<OutcomeRow> = {}): OutcomeRow => ({ merchantId: 'm1', family: 'do_not_honor', brand: 'visa', bin: '411111', weekday: 2, localHour: 16, dayBucket: 1, attempts: 1, approvals: 0, ...over });
+
+  it('sums outcomes per cell and writes them in one statement per flush', async () => {
+    // Each statement's rows travel as one JSON parameter: keep that parameter.
+    const statements: string[] = [];
+    const db = { execute: async (q: SQL) => void statements.push((q.queryChunks as unknown[]).find((c): c is string => typeof c === 'string' && c.startsWith('[{'))!) } as unknown as Db;
+    const counter = outcomeCounter(db, new ManualClock(0), silentLog);
+    counter.add([row(), row({ approvals: 1 }), row({ localHour: 8 })]);
+    counter.add([row()]);
+    await counter.flush();
+    expect(statements).toHaveLength(1);
+    const cells = JSON.parse(statements[0]!) as OutcomeRow[];
+    expect(cells.map((c) => [c.localHour, c.attempts, c.approvals])).toEqual([[16, 3, 1], [8, 1, 0]]);
+    await counter.flush(); // nothing new: no statement
+    expect(statements).toHaveLength(1);
+  });
+
+  it('logs a failed write and drops it, so memory stays bounded', async () => {
+    const warnings: unknown[] = [];
+    const log = { ...silentLog, warn: (o: unknown) => void warnings.push(o) } as unknown as typeof silentLog;
+    let fail = true;
+    const writes: number[] = [];
+    const db = { execute: async () => { if (fail) throw new Error('connection lost'); writes.push(1); } } as unknown as Db;
+    const counter = outcomeCounter(db, new ManualClock(0), log);
+    counter.add([row()]);
+    await counter.flush();
+    expect(warnings).toHaveLength(1);
+    fail = false;
+    await counter.flush();
+    expect(writes).toHaveLength(0); // the failed cells were not kept
   });
 });
