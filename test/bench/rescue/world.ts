@@ -154,6 +154,6 @@ export function describeWorld(w: World): string {
   const cal = Object.entries(w.pay.shares).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
   return [
     `seed ${w.seed}: deposits ${w.deposit.fromHour.toFixed(1)} h local + ${w.deposit.widthHours.toFixed(1)} h; pay ${cal}; weekdays ${w.pay.weekdays.map((d) => d.day).join('/')}`,
-    `monthly ${w.pay.monthly.join('/')}; velocity blocks ${pct(w.velocity.share)}; escalation after ${w.escalation.after}; ${pct(w.orders.multiShare)} cards with several orders; ${pct(w.prior.share)} orders retried by the merchant; ${pct(w.replacedShare)} cards replaced`,
+    `monthly ${w.pay.monthly.map((d) => (d === -1 ? 'last business day' : d)).join('/')}; velocity blocks ${pct(w.velocity.share)}; escalation ${w.escalation.after === Infinity ? 'none' : `after ${w.escalation.after} declines`}; ${pct(w.orders.multiShare)} cards with several orders; ${pct(w.prior.share)} orders retried by the merchant; ${pct(w.replacedShare)} cards replaced`,
   ].join('; ');
 }
