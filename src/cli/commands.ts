@@ -13,5 +13,5 @@ export const COMMANDS: readonly CommandGroup[] = [
   { name: 'webhooks', description: 'inspect, replay and re-enable webhook deliveries', load: async () => (await import('./webhooks.ts')).webhookCommands },
   { name: 'processor', description: 'a merchant\'s own gateway accounts, through which its retries are charged', load: async () => (await import('./processor.ts')).processorCommands },
   { name: 'purge', description: 'remove the data past its retention period (config retention): orders, webhooks, transmits, batches, unneeded cards, archived, outbound and quarantined files; --dry-run says what would go', load: async () => (await import('./purge.ts')).purgeCommand },
-  { name: 'report', description: 'recovery figures: orders by state, recovered amount and rate (overall, by decline reason, card brand, merchant), attempts per day (done and planned), queue, webhook backlog, batches in progress', load: async () => (await import('./report.ts')).reportCommand },
+  { name: 'report', description: 'recovery figures: orders by state, recovered amount and rate (overall, by decline reason, card brand, merchant), attempts per day (done and planned), queue, webhook backlog, batches in progress, learned timing (best and worst local hours per decline)', load: async () => (await import('./report.ts')).reportCommand },
 ];

@@ -23,7 +23,7 @@ interface ReportOpts {
 export function reportCommand(program: Command): void {
   program
     .command('report')
-    .description('recovery figures: orders by state, recovered amount and rate (overall, by decline reason, card brand, merchant), attempts per day (done and planned), queue, webhook backlog, batches in progress')
+    .description('recovery figures: orders by state, recovered amount and rate (overall, by decline reason, card brand, merchant), attempts per day (done and planned), queue, webhook backlog, batches in progress, learned timing (best and worst local hours per decline)')
     .option('--merchant <mid>', "only this merchant's figures")
     .option('--since <time>', 'orders created, and attempts started, since this time (ISO 8601) or for this long back (24h, 30d); default: every order, attempts of the last 30 days')
     .addOption(new Option('--json', 'print JSON (the object GET /v1/reports/recovery answers)').conflicts('csv'))

@@ -111,6 +111,10 @@ export const ConfigSchema = Type.Object(
           }, { additionalProperties: false }),
           { minItems: 1, maxItems: 20, default: clone(MASTERCARD_ATTEMPT_LIMITS), description: 'Mastercard\'s excessive-attempt limits as a dated table: authorizations per card and merchant in 30 days and declines in 24 hours, each order\'s original decline and the merchant\'s earlier tries included. Default: 35 and 20 from November 2023. Not settable from the environment' },
         ),
+        learning: Type.Union([Type.Literal('on'), Type.Literal('frozen'), Type.Literal('off')], {
+          default: 'on',
+          description: 'learned timing (docs/engine.md "Learned timing"): on = attempts add to the learned table and plans use it; frozen = plans use the table as it stands, nothing is added; off = the static model alone',
+        }),
         pauseAfterAnswerMs: Type.Integer({ minimum: 0, default: 0, description: 'testing only: wait this long between the processor\'s answer and recording it (a window for crash tests)' }),
       },
       { additionalProperties: false, default: {} },

@@ -474,6 +474,56 @@ export const merchantModelStats = pgTable(
   (t) => [primaryKey({ columns: [t.merchantId, t.dimension, t.bucket] })],
 );
 
+/**
+ * Learned timing (docs/engine.md "Learned timing"): attempts and approvals of the engine's
+ * retries per merchant, original decline family, brand, issuer (first six digits), and the
+ * payer's local hour, weekday and day-of-month bucket. Bounded: the key's parts are small
+ * fixed sets but the issuer, and the sweep keeps each merchant's rows under a cap.
+ */
+export const learnedTiming = pgTable(
+  'learned_timing',
+  {
+    merchantId: uuid('merchant_id').notNull().references(() => merchants.id, { onDelete: 'cascade' }),
+    family: text('family').notNull(),
+    brand: text('brand').notNull(),
+    /** The card's first six digits, '' when the order did not give them. */
+    bin: text('bin').notNull(),
+    weekday: smallint('weekday').notNull(),
+    localHour: smallint('local_hour').notNull(),
+    dayBucket: smallint('day_bucket').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    approvals: integer('approvals').notNull().default(0),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.merchantId, t.family, t.brand, t.bin, t.weekday, t.localHour, t.dayBucket] }),
+    index('learned_timing_updated_idx').on(t.updatedAt),
+  ],
+);
+
+/**
+ * The same counts summed over every merchant, kept apart so the planner's fallback reads a
+ * table bounded by its own cap instead of scanning every merchant's rows.
+ */
+export const learnedTimingGlobal = pgTable(
+  'learned_timing_global',
+  {
+    family: text('family').notNull(),
+    brand: text('brand').notNull(),
+    bin: text('bin').notNull(),
+    weekday: smallint('weekday').notNull(),
+    localHour: smallint('local_hour').notNull(),
+    dayBucket: smallint('day_bucket').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    approvals: integer('approvals').notNull().default(0),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.family, t.brand, t.bin, t.weekday, t.localHour, t.dayBucket] }),
+    index('learned_timing_global_updated_idx').on(t.updatedAt),
+  ],
+);
+
 /** Token buckets for limits that must hold across replicas (per-merchant HTTP rate limit). */
 export const rateBuckets = pgTable('rate_buckets', {
   key: text('key').primaryKey(),

@@ -14,7 +14,7 @@ import { lockOrders, moveOrders, type GuardedMove } from '../db/queries/record-a
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
 import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord } from './history.ts';
 import type { AttemptRecord } from './plan-types.ts';
-import { originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
+import { learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
 import { capsAllowAttempt } from './planner.ts';
 import { replanHistories } from './recorder.ts';
 
@@ -85,7 +85,7 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date): Promise<voi
       const decline = last?.responseCode
         ? processorDecline(cur, ctx.processorName, last.responseCode, last.adviceCode ?? undefined, ctx.rules, now)
         : originalDecline(cur, ctx.rules, cur.createdAt);
-      const p = planOrder(cur, decline, h, ctx.rules, now, await ctx.models(tx, cur.merchantId));
+      const p = planOrder(cur, decline, h, ctx.rules, now, await ctx.models(tx, cur.merchantId), await learnedFor(ctx, tx, cur));
       const m = planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount);
       moves.push({ id: cur.id, from: 'PROCESSING', owner: ctx.owner, ...m.move });
       if (m.event) events.push(m.event);

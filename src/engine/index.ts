@@ -17,6 +17,8 @@ import type { Processor } from '../processors/types.ts';
 import { claimAttempts, type ClaimCtx } from './claim.ts';
 import { grouped } from '../group.ts';
 import { cachedModels } from './model-cache.ts';
+import { cachedLearnedTables } from './learning/source.ts';
+import { outcomeCounter } from './learning/counter.ts';
 import { recordGroup, type RecorderCtx } from './recorder.ts';
 import { planSubmitted, type SubmittedCtx } from './submitted.ts';
 import { resolveRules, type Rules } from './rules.ts';
@@ -55,6 +57,8 @@ export interface Engine {
 const ERROR_RETRY_MS = 60_000;
 /** Old idempotency records and processor answers are pruned at most this often. */
 const PRUNE_EVERY_MS = 3_600_000;
+/** Learned-timing outcomes are written at most this often while running (and after runOnce, and at stop). */
+const COUNT_EVERY_MS = 1000;
 /** Answers recorded per transaction at most. */
 const RECORD_GROUP_MAX = 100;
 
@@ -80,8 +84,10 @@ export function createEngine(deps: EngineDeps): Engine {
   const rules = engineRules(config, deps.rules);
   const testMode = deps.testMode ?? false;
   const models = cachedModels(clock);
-  const lifecycle = { rules, testMode, models };
-  const recorder: RecorderCtx = { ...lifecycle, db, clock, processorName: processor.name, owner };
+  const learned = cachedLearnedTables(clock, config.learning ?? 'on');
+  const lifecycle = { rules, testMode, models, learned };
+  const counter = learned.mode === 'on' ? outcomeCounter(db, clock, log) : undefined;
+  const recorder: RecorderCtx = { ...lifecycle, db, clock, processorName: processor.name, owner, ...(counter ? { counter } : {}) };
   // Answers that arrive together are recorded in one transaction; two groups may be written
   // at once (a pool serves both; PGlite runs them one after the other).
   const record = grouped((items: Parameters<typeof recordGroup>[1]) => recordGroup(recorder, items), { maxSize: RECORD_GROUP_MAX, maxInFlight: 2 });
@@ -124,6 +130,7 @@ export function createEngine(deps: EngineDeps): Engine {
   async function runOnce(): Promise<number> {
     await planAllSubmitted();
     const outcomes = await Promise.all((await claim(config.claimBatchSize)).map(attempt));
+    await counter?.flush();
     // Attempts that reached an end: no answer (error) or no known outcome (unknown) is not one.
     return outcomes.filter((o) => o !== 'skipped' && o !== 'error' && o !== 'unknown').length;
   }
@@ -132,6 +139,7 @@ export function createEngine(deps: EngineDeps): Engine {
   let wake: AbortController | undefined;
   let loop: Promise<void> | undefined;
   let sweepTask: ScheduledTask | undefined;
+  let counting: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> = Promise.resolve();
 
   /** One polling round; true when it found a full batch (poll again at once). */
@@ -182,6 +190,7 @@ export function createEngine(deps: EngineDeps): Engine {
       if (running) return;
       if (!cron.validate(config.sweepCron)) throw new Error(`engine.sweepCron is not a valid cron expression: ${config.sweepCron}`);
       running = true;
+      if (counter) counting = setInterval(() => void counter.flush(), COUNT_EVERY_MS).unref();
       loop = poll();
       sweepTask = cron.schedule(
         config.sweepCron,
@@ -201,6 +210,8 @@ export function createEngine(deps: EngineDeps): Engine {
       await loop;
       await queue.onIdle();
       await Promise.all(active);
+      clearInterval(counting);
+      await counter?.flush();
       log.info({ owner }, 'engine stopped');
     },
   };

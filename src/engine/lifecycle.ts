@@ -14,6 +14,10 @@ import { answerClassification, type AnswerCodes } from '../declines/answer-decli
 import type { Histories } from './history.ts';
 import type { MerchantModel, Plan } from './plan-types.ts';
 import type { ModelSource } from './model-cache.ts';
+import type { LearnedInput } from './learning/estimate.ts';
+import { binOf, outcomeOf, type LearnedSource } from './learning/source.ts';
+import type { OutcomeRow } from '../db/queries/learned-timing.ts';
+import type { DbOrTx } from '../db/client.ts';
 import { plan } from './planner.ts';
 import type { Rules } from './rules.ts';
 
@@ -22,6 +26,8 @@ export interface LifecycleCtx {
   rules: Rules;
   /** The merchant's model (hours and days that approve), or null. */
   models: ModelSource;
+  /** The learned-timing table (engine.learning); absent: the static model alone. */
+  learned?: LearnedSource;
   /** Events say IsTestMode in sandbox mode. */
   testMode: boolean;
 }
@@ -53,7 +59,24 @@ export function answerDecline(order: WorkOrder, fallbackSource: string, answer: 
   return answerClassification(answer, fallbackSource, { cardBrand: order.cardBrand, at }, { rules });
 }
 
-export function planOrder(order: WorkOrder, decline: Classification, h: Histories, rules: Rules, now: Date, model: MerchantModel | null = null): Plan {
+/** The learned table's family of an order: its original decline's canonical reason. */
+export function familyOf(order: WorkOrder, rules: Rules): string {
+  return originalDecline(order, rules, order.createdAt).reason;
+}
+
+/** The planner's learned input for an order, or null when learning is off. */
+export async function learnedFor(ctx: LifecycleCtx, db: DbOrTx, order: WorkOrder): Promise<LearnedInput | null> {
+  const table = ctx.learned ? await ctx.learned.table(db, order.merchantId) : null;
+  return table && { table, family: familyOf(order, ctx.rules), bin: binOf(order) || null };
+}
+
+/** What a recorded attempt adds to the learned table (nothing unless engine.learning is on). */
+export function learnedOutcomes(ctx: LifecycleCtx, done: Array<{ order: WorkOrder; at: Date; approved: boolean }>): OutcomeRow[] {
+  if (ctx.learned?.mode !== 'on') return [];
+  return done.map((d) => outcomeOf(d.order, familyOf(d.order, ctx.rules), d.at, d.approved));
+}
+
+export function planOrder(order: WorkOrder, decline: Classification, h: Histories, rules: Rules, now: Date, model: MerchantModel | null = null, learned: LearnedInput | null = null): Plan {
   // An MIT always has expiryDateUtc (validation requires it); a missing one plans as already due.
   const expiry = order.expiresAt ?? now;
   return plan({
@@ -66,6 +89,7 @@ export function planOrder(order: WorkOrder, decline: Classification, h: Historie
     attempts: h.attempts,
     cardAttempts: h.cardAttempts,
     model,
+    learned,
     rules,
     now,
   });
@@ -88,7 +112,7 @@ export interface Move {
 export function planMove(ctx: LifecycleCtx, order: WorkOrder, from: Status, p: Plan, now: Date, attemptCount: number): Move {
   if (p.action === 'retry') {
     assertTransition(from, 'PENDING');
-    return { move: { status: 'PENDING', planReason: p.reason, nextAttemptAt: p.at, attemptCount } };
+    return { move: { status: 'PENDING', planReason: p.evidence ?? p.reason, nextAttemptAt: p.at, attemptCount } };
   }
   assertTransition(from, 'EXPIRED');
   const reason = p.detail ? `${p.reason}: ${p.detail}` : p.reason;

@@ -2,6 +2,7 @@
 // inputs (attempt history queries, the merchant model) can import the shapes alone.
 import type { Classification } from '../declines/classify.ts';
 import type { Rules } from './rules.ts';
+import type { LearnedInput } from './learning/estimate.ts';
 
 export const STOP_REASONS = [
   'already_approved',
@@ -24,7 +25,8 @@ export const RETRY_REASONS = ['temporary_backoff', 'payday_morning', 'daily_spac
 export type RetryReason = (typeof RETRY_REASONS)[number];
 
 export type Plan =
-  | { action: 'retry'; at: Date; reason: RetryReason }
+  /** evidence: with learned timing, why this slot ("learned: …" or "prior: <reason>"). */
+  | { action: 'retry'; at: Date; reason: RetryReason; evidence?: string }
   | { action: 'stop'; reason: StopReason; detail?: string };
 
 export interface PlanOrder {
@@ -86,6 +88,8 @@ export interface PlanInput {
    */
   cardAttempts: readonly AttemptRecord[];
   model?: MerchantModel | null;
+  /** Learned timing (engine.learning on or frozen): the table and the order's family and BIN. */
+  learned?: LearnedInput | null;
   rules?: Rules;
   now: Date;
 }

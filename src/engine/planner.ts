@@ -13,6 +13,7 @@ import type { Rules } from './rules.ts';
 import { defaultRules } from './rules.ts';
 import { MINUTE_MS, hash32, utcOffsetMs } from '../calendar.ts';
 import type { TimingContext } from './timing.ts';
+import { withLearning } from './learning/apply.ts';
 import { dailySlot, genericGapMs, genericPaydaySlot, lastMorningBefore, minGapMs, paydayMorning, usableModel } from './timing.ts';
 
 export function plan(input: PlanInput): Plan {
@@ -84,7 +85,8 @@ function schedule(input: PlanInput, rules: Rules, brand: Brand): Plan {
   // Generic retries share the time left evenly among the attempts the order and the card may still make.
   const left = Math.min(rules.maxAttemptsPerOrder - attempts.length, attemptsLeftUnderCaps(brand, input.cardAttempts, rules, nowMs, initiatorOf(input)));
   const gap = genericGapMs(attempts.length, timing, deadline - anchor, left);
-  return choose(kind, earliest, deadline, gap, anchor, ctx);
+  const planned = choose(kind, earliest, deadline, gap, anchor, ctx);
+  return withLearning(planned, input, kind, { earliestMs: earliest, deadlineMs: deadline, offsetMs: ctx.offsetMs, brand });
 }
 
 function choose(kind: SoftKind, earliest: number, deadline: number, genericGap: number, anchor: number, ctx: TimingContext): Plan {

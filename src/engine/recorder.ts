@@ -20,7 +20,8 @@ import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts'
 import type { Classification } from '../declines/classify.ts';
 import { tableClassOf } from '../declines/classify.ts';
 import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord, type Histories } from './history.ts';
-import { answerDecline, approveMove, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
+import { answerDecline, approveMove, learnedFor, learnedOutcomes, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
+import type { OutcomeCounter } from './learning/counter.ts';
 
 export interface RecorderCtx extends LifecycleCtx {
   db: Db;
@@ -28,6 +29,8 @@ export interface RecorderCtx extends LifecycleCtx {
   processorName: string;
   /** This instance's lease owner name. */
   owner: string;
+  /** Where recorded outcomes are counted for the learned table (engine.learning on). */
+  counter?: OutcomeCounter;
 }
 
 /** One attempt with the processor's answer, waiting to be recorded. */
@@ -58,12 +61,22 @@ interface Decided {
 class GuardFailed extends Error {}
 
 export async function recordGroup(ctx: RecorderCtx, items: Answered[]): Promise<Recorded[]> {
+  let recorded: Recorded[];
   try {
-    return await recordClaimed(ctx, items);
+    recorded = await recordClaimed(ctx, items);
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
-    return recordLocked(ctx, items);
+    recorded = await recordLocked(ctx, items);
   }
+  countOutcomes(ctx, items, recorded);
+  return recorded;
+}
+
+/** The group's outcomes handed to the learned table's counter (engine.learning on): no statement here. */
+function countOutcomes(ctx: RecorderCtx, items: Answered[], recorded: Recorded[]): void {
+  if (!ctx.counter) return;
+  const done = items.flatMap((item, i) => (recorded[i] === 'skipped' ? [] : [{ order: item.order, at: item.attempt.startedAt, approved: recorded[i] !== 'declined' }]));
+  ctx.counter.add(learnedOutcomes(ctx, done));
 }
 
 /** The fast path: decided from the orders as claimed, applied only if every guard holds. */
@@ -155,7 +168,7 @@ async function moveOf(ctx: RecorderCtx, tx: Tx | Db, item: Answered, d: Decided,
   const attemptCount = d.cur.attemptCount + 1;
   if (d.kind === 'approve') return approveMove(ctx, d.cur, item.answer.processorRef, now, attemptCount);
   if (d.kind !== 'replan') return { move: { status: d.status, attemptCount } };
-  const plan = planOrder(d.cur, d.decline!, histories.get(d.cur.id)!, ctx.rules, now, await ctx.models(tx, d.cur.merchantId));
+  const plan = planOrder(d.cur, d.decline!, histories.get(d.cur.id)!, ctx.rules, now, await ctx.models(tx, d.cur.merchantId), await learnedFor(ctx, tx, d.cur));
   return planMove(ctx, d.cur, 'PROCESSING', plan, now, attemptCount);
 }
 

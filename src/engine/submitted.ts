@@ -8,7 +8,7 @@ import type { Db } from '../db/client.ts';
 import { lockSubmittedOrders } from '../db/queries/claim-orders.ts';
 import { moveOrders, type GuardedMove } from '../db/queries/record-attempts.ts';
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
-import { originalDecline, planMove, planOrder, type LifecycleCtx } from './lifecycle.ts';
+import { learnedFor, originalDecline, planMove, planOrder, type LifecycleCtx } from './lifecycle.ts';
 import { replanHistories } from './recorder.ts';
 
 export interface SubmittedCtx extends LifecycleCtx {
@@ -25,7 +25,7 @@ export async function planSubmitted(ctx: SubmittedCtx, limit: number): Promise<n
     const moves: GuardedMove[] = [];
     const events: OrderEventInput[] = [];
     for (const o of orders) {
-      const p = planOrder(o, originalDecline(o, ctx.rules, o.createdAt), histories.get(o.id)!, ctx.rules, now, await ctx.models(tx, o.merchantId));
+      const p = planOrder(o, originalDecline(o, ctx.rules, o.createdAt), histories.get(o.id)!, ctx.rules, now, await ctx.models(tx, o.merchantId), await learnedFor(ctx, tx, o));
       const m = planMove(ctx, o, 'SUBMITTED', p, now, o.attemptCount);
       moves.push({ id: o.id, from: 'SUBMITTED', ...m.move });
       if (m.event) events.push(m.event);

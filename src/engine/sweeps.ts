@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/client.ts';
 import { findFinishedBatches, markResultsWritten } from '../db/queries/batch-results.ts';
 import { pruneProcessorCalls } from '../db/queries/processor-calls.ts';
+import { pruneLearnedTiming } from '../db/queries/learned-timing.ts';
 import { markVoided } from '../db/queries/attempts.ts';
 import { expireOrders, pruneIdempotencyRecords, reclaimLeases, tryAdvisoryXactLock, unvoidedApprovals } from '../db/queries/sweeps.ts';
 import { assertTransition, type Status } from '../domain/states.ts';
@@ -99,11 +100,16 @@ export async function finishBatches(ctx: SweepCtx): Promise<number> {
 export async function prune(ctx: SweepCtx): Promise<number> {
   let total = 0;
   for (;;) {
-    const [records, calls] = await locked(ctx, LOCKS.prune, [0, 0], async (tx) => {
+    const [records, calls, cells] = await locked(ctx, LOCKS.prune, [0, 0, 0], async (tx) => {
       const now = ctx.clock.now();
-      return [await pruneIdempotencyRecords(tx, now, STEP), await pruneProcessorCalls(tx, new Date(now.getTime() - ctx.processorCallRetentionDays * DAY_MS), STEP)];
+      return [
+        await pruneIdempotencyRecords(tx, now, STEP),
+        await pruneProcessorCalls(tx, new Date(now.getTime() - ctx.processorCallRetentionDays * DAY_MS), STEP),
+        // Bounded by the learned tables' own size (docs/engine.md "Learned timing").
+        await pruneLearnedTiming(tx, now),
+      ];
     });
-    total += records + calls;
+    total += records + calls + cells;
     if (records < STEP && calls < STEP) return total;
   }
 }

@@ -8,6 +8,7 @@ import { queueDepth } from './sql/queue.ts';
 import { webhookBacklog } from './sql/webhook-backlog.ts';
 import { batchesInProgress } from './sql/batches-in-progress.ts';
 import type { ReportScope } from './sql/scope.ts';
+import { learnedTiming } from './learned.ts';
 import { byBrand, byMerchant, byReason, ordersByState, overall } from './figures.ts';
 import type { DayRow, RecoveryReport } from './schema.ts';
 
@@ -19,7 +20,7 @@ export const MIN_DAYS = 7;
 export const MAX_DAYS_AHEAD = 366;
 
 /** The statements a report runs, one after the other (onStep counts them). */
-export const REPORT_PARTS = 6;
+export const REPORT_PARTS = 7;
 
 export interface ReportOptions extends ReportScope {
   /** The merchant's public mid, echoed in the answer (null: every merchant). */
@@ -76,7 +77,7 @@ export async function recoveryReport(db: Db, opts: ReportOptions): Promise<Recov
     return value;
   };
   // One after the other: PGlite runs one statement at a time anyway, and on a server the
-  // report should not take six pool connections from the real-time calls.
+  // report should not take seven pool connections from the real-time calls.
   const rows = await step('orders', orderFigureRows(db, scope));
   const doneDays = await step('attempts', attemptsDonePerDay(db, scope, opts.since ?? new Date(0)));
   const plannedDays = await step('planned attempts', attemptsPlannedPerDay(db, scope));
@@ -84,6 +85,7 @@ export async function recoveryReport(db: Db, opts: ReportOptions): Promise<Recov
   const webhooks = await step('webhooks', webhookBacklog(db, scope));
   const batches = await step('batches', batchesInProgress(db, scope));
   const { from, to } = daySpan(opts.since, opts.now, doneDays, plannedDays);
+  const learned = await step('learned timing', learnedTiming(db, scope.merchantId));
   const { days, plannedLater } = dayRows(from, to, doneDays, plannedDays);
   return {
     generatedAt: opts.now.toISOString(),
@@ -98,6 +100,7 @@ export async function recoveryReport(db: Db, opts: ReportOptions): Promise<Recov
     queue,
     webhooks,
     batchesInProgress: batches,
+    learnedTiming: learned,
   };
 }
 

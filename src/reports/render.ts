@@ -1,6 +1,6 @@
 // The report as text and as CSV, for `rescued report`. Both are views of the one object
 // recoveryReport() builds (the console and the API hand out the same object).
-import type { Figures, RecoveryReport } from './schema.ts';
+import type { Figures, LearnedTiming, RecoveryReport } from './schema.ts';
 import { majorUnits, plainMajorUnits } from './money.ts';
 
 const n = (v: number) => v.toLocaleString('en-US');
@@ -48,7 +48,23 @@ export function reportText(r: RecoveryReport): string {
     `webhooks: ${n(w.pending)} pending (${n(w.dueNow)} due now), ${n(w.delivering)} delivering, ${n(w.dead)} dead letters, ${n(w.disabledEndpoints)} disabled endpoints${w.oldestPendingAt ? `; oldest pending since ${w.oldestPendingAt}` : ''}`,
     r.batchesInProgress.length ? 'batches in progress:' : 'batches in progress: none',
     ...r.batchesInProgress.map((b) => `  ${b.fileName}  ${b.phase} ${Math.round(b.progress * 100)}%  accepted ${n(b.accepted)}, rejected ${n(b.rejected)}, final ${n(b.final)} (approved ${n(b.approved)}, expired ${n(b.expired)})  ${b.mid}  ${b.batchId}`),
+    '',
+    ...learnedLines(r.learnedTiming),
   ].join('\n');
+}
+
+const two = (h: number) => String(h).padStart(2, '0');
+const hours = (list: LearnedTiming['families'][number]['best']) =>
+  list.length ? list.map((h) => `${two(h.hour)}–${two((h.hour + 1) % 24)} ${pct(h.approvals / h.attempts)} of ${n(h.attempts)}`).join(', ') : '-';
+
+/** The learned table: per original decline, its attempts and the local hours that approve best and worst. */
+function learnedLines(l: LearnedTiming): string[] {
+  if (l.attempts === 0) return ['learned timing: nothing learned yet (engine.learning off or frozen, or no retry recorded)'];
+  const rows = l.families.map((f) => [f.family, n(f.attempts), pct(f.approvals / f.attempts), hours(f.best), hours(f.worst)]);
+  return [
+    `learned timing: ${n(l.attempts)} retries in ${n(l.cells)} cells, ${pct(l.approvals / l.attempts)} approved; local hours with at least ${n(l.minAttempts)} attempts ranked:`,
+    ...table(['original decline', 'attempts', 'approved', 'best local hours', 'worst local hours'], rows),
+  ];
 }
 
 /** RFC 4180 quoting; a text cell that a spreadsheet would run as a formula is prefixed with '. */

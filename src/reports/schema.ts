@@ -74,6 +74,28 @@ export const BatchProgressSchema = Type.Object({
   progress: Type.Number({ minimum: 0, maximum: 1, description: 'ingesting: entries decided / entries; rescuing: final / accepted' }),
 });
 
+export const LearnedHourSchema = Type.Object({
+  hour: Type.Integer({ minimum: 0, maximum: 23, description: "the payer's local hour" }),
+  attempts: Count,
+  approvals: Count,
+});
+
+export const LearnedFamilySchema = Type.Object({
+  family: Type.String({ description: 'canonical reason of the original decline' }),
+  attempts: Type.Integer({ minimum: 0, description: 'retries of orders with this original decline, counted in the learned table' }),
+  approvals: Count,
+  best: Type.Array(LearnedHourSchema, { description: 'local hours with the highest approval rate (at least minAttempts attempts), best first, at most 3' }),
+  worst: Type.Array(LearnedHourSchema, { description: 'local hours with the lowest approval rate (same floor), worst first, at most 3' }),
+});
+
+export const LearnedTimingSchema = Type.Object({
+  cells: Type.Integer({ minimum: 0, description: 'rows of the learned table in scope (bounded per merchant, docs/engine.md "Learned timing")' }),
+  attempts: Count,
+  approvals: Count,
+  minAttempts: Type.Integer({ minimum: 1, description: 'attempts an hour needs before it is ranked' }),
+  families: Type.Array(LearnedFamilySchema, { description: 'most attempts first' }),
+});
+
 export const RecoveryReportSchema = Type.Object({
   generatedAt: Type.String({ format: 'date-time' }),
   mid: Nullable(Type.String({ format: 'uuid', description: 'the merchant the figures are limited to; null: all' })),
@@ -92,6 +114,7 @@ export const RecoveryReportSchema = Type.Object({
   queue: QueueSchema,
   webhooks: WebhookBacklogSchema,
   batchesInProgress: Type.Array(BatchProgressSchema, { description: 'files being ingested, then accepted batches whose results file is not written yet; oldest first, at most 50 of each' }),
+  learnedTiming: LearnedTimingSchema,
 });
 
 export type Money = Static<typeof MoneySchema>;
@@ -104,3 +127,4 @@ export type Queue = Static<typeof QueueSchema>;
 export type WebhookBacklog = Static<typeof WebhookBacklogSchema>;
 export type BatchProgress = Static<typeof BatchProgressSchema>;
 export type RecoveryReport = Static<typeof RecoveryReportSchema>;
+export type LearnedTiming = Static<typeof LearnedTimingSchema>;

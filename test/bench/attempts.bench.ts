@@ -4,7 +4,9 @@
 // one UPDATE per order: the floor of any engine on this database). Target ≥ 2,000 attempts/s.
 // The engine runs as the daemon runs it (start: polling, claims while attempts are in flight)
 // until every order is final; --once drives it with runOnce (one claim at a time) instead.
-//   npm run bench -- attempts [--orders 10000] [--concurrency 128] [--batch 200] [--once] [--explain]
+// --learning off runs the engine with engine.learning off; --learning both runs it with learning
+// off, then on (fresh orders each), and prints what counting the outcomes costs (on / off).
+//   npm run bench -- attempts [--orders 10000] [--concurrency 128] [--batch 200] [--once] [--explain] [--learning on|off|both]
 // PostgreSQL from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
 // --explain also prints the claim and sweep query plans with many orders not due.
 import { randomBytes } from 'node:crypto';
@@ -22,7 +24,7 @@ import { silentLog } from '../helpers/db.ts';
 import { DEFAULT_ENGINE_CONFIG, engineFixture, insertTestOrders, type EngineFixture } from '../helpers/engine.ts';
 import { measure, report } from './lib.ts';
 
-const { values: opts } = parseArgs({ options: { orders: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '128' }, batch: { type: 'string', default: '200' }, explain: { type: 'boolean', default: false }, once: { type: 'boolean', default: false } } });
+const { values: opts } = parseArgs({ options: { orders: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '128' }, batch: { type: 'string', default: '200' }, explain: { type: 'boolean', default: false }, once: { type: 'boolean', default: false }, learning: { type: 'string', default: 'on' } } });
 const N = Number(opts.orders);
 const CONCURRENCY = Number(opts.concurrency);
 const BATCH = Number(opts.batch);
@@ -69,14 +71,29 @@ try {
     }
   });
 
+  const modes = opts.learning === 'both' ? (['off', 'on'] as const) : opts.learning === 'off' ? (['off'] as const) : (['on'] as const);
+  const runs: Array<Awaited<ReturnType<typeof measure>>> = [];
+  for (const learning of modes) runs.push(await engineRun(clock, learning));
+  report(runs.at(-1)!, baseline, { perSecond: 2000 });
+  if (runs.length === 2) console.log(`  engine.learning on / off: ${(runs[1]!.perSecond / runs[0]!.perSecond).toFixed(3)} of the attempts per second (the outcomes counted in memory, written once a second)`);
+
+  if (opts.explain) await explain(f);
+} finally {
+  await f.close();
+}
+
+/** The engine through N fresh due orders with engine.learning set. */
+async function engineRun(clock: ManualClock, learning: 'on' | 'off') {
   await dueOrders(f, await cardTokens(f, N));
   const processor = createSandboxProcessor({ db: f.db, vault: f.vault, clock });
-  const config = { ...DEFAULT_ENGINE_CONFIG, claimBatchSize: BATCH, concurrency: CONCURRENCY, ratePerSecond: 1_000_000, pollIntervalMs: 10, sweepCron: '0 0 0 1 1 *' };
+  const config = { ...DEFAULT_ENGINE_CONFIG, claimBatchSize: BATCH, concurrency: CONCURRENCY, ratePerSecond: 1_000_000, pollIntervalMs: 10, sweepCron: '0 0 0 1 1 *', learning };
   const engine = createEngine({ db: f.db, processor, clock, log: silentLog, config });
   const open = async () => Number((await selectRows(f.db, sql`select count(*)::int as n from orders where status in ('PENDING', 'PROCESSING')`))[0]!.n);
+  const approved = async () => Number((await selectRows(f.db, sql`select count(*)::int as n from attempts where status = 'approved'`))[0]!.n);
+  const before = await approved();
   let done = 0;
   const cpu0 = process.cpuUsage();
-  const ours = await measure(`engine attempts (sandbox, 0 ms${opts.once ? ', runOnce' : ''})`, N, async () => {
+  const ours = await measure(`engine attempts (sandbox, 0 ms${opts.once ? ', runOnce' : ''}, engine.learning ${learning})`, N, async () => {
     if (opts.once) {
       for (let n; (n = await engine.runOnce()) > 0; ) done += n;
       return;
@@ -84,16 +101,12 @@ try {
     engine.start();
     while ((await open()) > 0) await new Promise((r) => setTimeout(r, 50));
     await engine.stop();
-    done = Number((await selectRows(f.db, sql`select count(*)::int as n from attempts where status = 'approved'`))[0]!.n);
+    done = (await approved()) - before;
   });
   const cpu = process.cpuUsage(cpu0);
   console.log(`  engine process CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s over ${ours.seconds.toFixed(1)} s (the rest is waiting on PostgreSQL)`);
   if (done !== N) throw new Error(`expected ${N} attempts, ran ${done}`);
-  report(ours, baseline, { perSecond: 2000 });
-
-  if (opts.explain) await explain(f);
-} finally {
-  await f.close();
+  return ours;
 }
 
 /** The claim and sweep plans with many orders that are not due (or final). */

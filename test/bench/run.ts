@@ -1,5 +1,5 @@
-// `npm run bench [-- name ... --option value ...]`: runs every test/bench/*.bench.ts (or those whose name
-// contains one of the arguments) in its own process, so one benchmark's heap and RSS never
+// `npm run bench [-- name ... --option value ...]`: runs every test/bench/*.bench.ts (or the one
+// each argument names, else those whose name contains it) in its own process, so one benchmark's heap and RSS never
 // colour another's. Each benchmark prints its own baseline and ratio from the same run.
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -17,10 +17,11 @@ for (let i = 0; i < args.length; i++) {
   else if (arg.includes('=') || args[i + 1] === undefined || args[i + 1]!.startsWith('--')) options.push(arg);
   else options.push(arg, args[++i]!);
 }
-const files = readdirSync(here)
-  .filter((f) => f.endsWith('.bench.ts'))
-  .filter((f) => filters.length === 0 || filters.some((name) => f.includes(name)))
-  .sort();
+const benches = readdirSync(here).filter((f) => f.endsWith('.bench.ts'));
+// A name that is a benchmark's whole name chooses that one alone (`rescue` is not also
+// `rescue-learning`); any other word chooses every benchmark whose name contains it.
+const chosen = (name: string) => (benches.includes(`${name}.bench.ts`) ? [`${name}.bench.ts`] : benches.filter((f) => f.includes(name)));
+const files = filters.length === 0 ? benches.sort() : [...new Set(filters.flatMap(chosen))].sort();
 
 let failed = 0;
 for (const file of files) {

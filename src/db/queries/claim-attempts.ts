@@ -45,7 +45,7 @@ export async function claimWithAttempts(db: Tx, owner: string, now: Date, leaseU
     ), claimed as (
       update orders o set status = 'PROCESSING', lease_owner = ${owner}, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz, updated_at = ${at}::timestamptz
       from due where o.id = due.id
-      returning o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.expires_at,
+      returning o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.card_bin, o.expires_at,
         o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner, o.next_attempt_at
     ), fresh as (
       insert into attempts (order_session_key, merchant_id, card_token, attempt_no, idempotency_key, status, amount, currency, plan_reason, started_at)

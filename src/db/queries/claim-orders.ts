@@ -18,6 +18,8 @@ export interface WorkOrder {
   currency: string;
   cardToken: string;
   cardBrand: string | null;
+  /** The card's first digits as the order gave them (the learned timing's issuer). */
+  cardBin: string | null;
   expiresAt: Date | null;
   declineCode: string;
   declineSource: string;
@@ -29,7 +31,7 @@ export interface WorkOrder {
 }
 
 export const WORK_COLUMNS = sql.raw(
-  'id, merchant_id, batch_id, order_id, status, amount, currency, card_token, card_brand, expires_at, decline_code, decline_source, request, plan_reason, attempt_count, created_at, lease_owner',
+  'id, merchant_id, batch_id, order_id, status, amount, currency, card_token, card_brand, card_bin, expires_at, decline_code, decline_source, request, plan_reason, attempt_count, created_at, lease_owner',
 );
 
 const json = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
@@ -45,6 +47,7 @@ export function toWorkOrder(r: Record<string, unknown>): WorkOrder {
     currency: r.currency as string,
     cardToken: r.card_token as string,
     cardBrand: (r.card_brand as string | null) ?? null,
+    cardBin: (r.card_bin as string | null) ?? null,
     expiresAt: r.expires_at == null ? null : dateOf(r.expires_at),
     declineCode: r.decline_code as string,
     declineSource: r.decline_source as string,
@@ -74,7 +77,7 @@ export async function claimDueOrders(db: Tx, owner: string, now: Date, leaseUnti
     )
     update orders o set status = 'PROCESSING', lease_owner = ${owner}, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
     from due where o.id = due.id
-    returning o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.expires_at,
+    returning o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.card_bin, o.expires_at,
       o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner`,
   );
   return rows.map(toWorkOrder);

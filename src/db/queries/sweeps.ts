@@ -34,7 +34,7 @@ export async function expireOrders(tx: Tx, now: Date, limit: number): Promise<Ar
     update orders o set status = 'EXPIRED', status_reason = 'expiry_reached', plan_reason = 'expiry_reached', next_attempt_at = null,
       finished_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
     from due where o.id = due.id
-    returning due.status as previous, o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand,
+    returning due.status as previous, o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.card_bin,
       o.expires_at, o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner`,
   );
   return rows.map((r) => ({ ...toWorkOrder(r), previous: r.previous as string }));

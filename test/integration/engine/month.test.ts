@@ -109,13 +109,14 @@ describe.each(DB_KINDS)('a month of retries on %s', (kind) => {
         expect(a.idempotencyKey).toBe(`${o.id}:${a.attemptNo}`);
         expect(a.startedAt.getTime()).toBeLessThan(EXPIRY.getTime());
         expect(a.status).not.toBe('in_flight');
-        expect(a.planReason).toMatch(/^(temporary_backoff|payday_morning|daily_spacing|last_chance_before_expiry)$/);
+        // With learned timing (on by default) a retry says whether the prior or the evidence placed it.
+        expect(a.planReason).toMatch(/^((prior: )?(payday_morning|daily_spacing|last_chance_before_expiry)|temporary_backoff|learned(?: \(all merchants\))?: .+)$/);
         expect(a.latencyMs).toBeGreaterThanOrEqual(0);
       }
       if (o.status === 'APPROVED') expect(own.at(-1)).toMatchObject({ status: 'approved', processorRef: o.confirmationId });
     }
     // Payday retries land on a payday morning (06:00–09:00 UTC for these payers).
-    const payday = all.filter((a) => a.planReason === 'payday_morning');
+    const payday = all.filter((a) => a.planReason === 'prior: payday_morning');
     expect(payday.length).toBeGreaterThan(0);
     for (const a of payday) expect(a.startedAt.getUTCHours()).toBeGreaterThanOrEqual(6);
     const events = await f.db.select().from(webhookEvents).where(inArray(webhookEvents.orderSessionKey, ids));

@@ -184,7 +184,8 @@ describe.each(DB_KINDS)('engine runtime on %s', (kind) => {
     const engine = createEngine({ db: f.db, processor: createSandboxProcessor({ db: f.db, vault: f.vault, clock }), clock, log: silentLog, config: config(), testMode: true });
     expect(await engine.runOnce()).toBe(0);
     const [a] = await f.db.select().from(orders).where(eq(orders.id, soft!));
-    expect(a).toMatchObject({ status: 'PENDING', planReason: 'daily_spacing' });
+    // No outcomes learned yet: the static model's slot, said to be the prior's.
+    expect(a).toMatchObject({ status: 'PENDING', planReason: 'prior: daily_spacing' });
     expect(a!.nextAttemptAt!.getTime()).toBeGreaterThan(T0.getTime());
     expect(await f.db.select().from(orders).where(eq(orders.id, hard!))).toMatchObject([{ status: 'EXPIRED', attemptCount: 0, statusReason: 'visa_category_1: code 04' }]);
     // The deadline passes with the order still waiting: the sweep ends it, with its event.
