@@ -1,5 +1,5 @@
-// A claim of due orders with their attempt rows (one statement), then the card caps and the
-// deadline checked for the whole claim against one read of the cards' histories (their
+// A claim of due orders with their attempt rows (one statement), then the card caps, the
+// card-level stops and the deadline checked for the whole claim against one read of the cards' histories (their
 // attempts and their orders' declines, two statements sent together): two orders of one card may have planned the same free slot, and another
 // order of the card may have used it since. An attempt the caps no longer allow is dropped
 // (nothing was sent) and its order re-planned, the claim's dropped orders together in one
@@ -16,6 +16,8 @@ import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord } from './histor
 import type { AttemptRecord } from './plan-types.ts';
 import { learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
 import { capsAllowAttempt } from './planner.ts';
+import { cardLevelStop } from './caps.ts';
+import { normaliseBrand } from '../declines/brands.ts';
 import { replanHistories } from './recorder.ts';
 
 export interface ClaimCtx extends LifecycleCtx {
@@ -64,7 +66,10 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
 
 function allowed(ctx: ClaimCtx, c: Claimed, card: AttemptRecord[], now: Date): boolean {
   const deadline = (c.order.expiresAt?.getTime() ?? 0) - ctx.rules.timing.expiryMarginMs;
-  return now.getTime() < deadline && capsAllowAttempt({ cardBrand: c.order.cardBrand, cardAttempts: card, rules: ctx.rules, now });
+  if (now.getTime() >= deadline) return false;
+  // A stop another order of the card earned since this one was planned (its re-plan says why).
+  if (cardLevelStop(normaliseBrand(c.order.cardBrand), card, ctx.rules, now.getTime())) return false;
+  return capsAllowAttempt({ cardBrand: c.order.cardBrand, cardAttempts: card, rules: ctx.rules, now });
 }
 
 /** Drops the unsent attempts and plans each order again from its last decline, in one transaction. */
