@@ -63,15 +63,24 @@ function transactionOf(pop: Population, o: Order): Parameters<typeof declineFact
   return t;
 }
 
-async function insertOrders(db: Db, merchantId: string, pop: Population): Promise<void> {
-  const rows = pop.orders.map((o) => ({
+/**
+ * An order row as intake writes it from the merchant's request, with the columns the card's
+ * windows count (the original decline's time and advice, the merchant's earlier tries);
+ * `bin` adds the card's first digits (the learned timing's issuer).
+ */
+export function simOrderRow(pop: Population, o: Order, merchantId: string, bin?: string) {
+  const request = requestOf(pop, o) as { paymentMethod: Record<string, unknown> };
+  return {
     id: idOf(pop, o), merchantId, orderId: `SIM-${o.index}`, idempotencyKey: randomUUID(), kind: 'MIT' as const, status: 'SUBMITTED', amount: o.amount, currency: 'USD',
     cardToken: cardTokenOf(pop, o), cardBrand: BRAND_NAMES[o.card.brand], expiresAt: new Date(o.expiryMs), declineCode: o.originalCode, declineSource: 'NA',
-    request: requestOf(pop, o), nextAttemptAt: new Date(o.handoverAtMs), createdAt: new Date(o.handoverAtMs), updatedAt: new Date(o.handoverAtMs),
-    // The columns intake writes from the same request: the original decline's time and advice
-    // and the merchant's earlier tries, which the card's windows count.
+    ...(bin ? { cardBin: bin, request: { ...request, paymentMethod: { ...request.paymentMethod, cardBinNumber: bin } } } : { request }),
+    nextAttemptAt: new Date(o.handoverAtMs), createdAt: new Date(o.handoverAtMs), updatedAt: new Date(o.handoverAtMs),
     ...declineFacts(transactionOf(pop, o), new Date(o.handoverAtMs)),
-  }));
+  };
+}
+
+async function insertOrders(db: Db, merchantId: string, pop: Population): Promise<void> {
+  const rows = pop.orders.map((o) => simOrderRow(pop, o, merchantId));
   for (let i = 0; i < rows.length; i += 1000) await db.insert(orders).values(rows.slice(i, i + 1000));
 }
 

@@ -4,7 +4,7 @@
 // engine-seeds.ts runs it; besides the attempts, it answers how many attempts each kind of
 // plan reason sent (prior, learned, or the static model's own names with learning off) and
 // how many cells the learned table holds at the end.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { ManualClock } from '../../../src/clock.ts';
 import { openDatabase, type Db } from '../../../src/db/client.ts';
@@ -18,11 +18,10 @@ import { createMerchantService } from '../../../src/merchants/service.ts';
 import { keyRingFrom } from '../../../src/vault/cipher.ts';
 import type { Attempts } from './baselines.ts';
 import { drive, engineConfig, orderUuid, scratchDatabase } from './engine-run.ts';
-import { requestOf } from './engine-seeds.ts';
+import { simOrderRow } from './engine-seeds.ts';
 import type { Order, Population } from './orders.ts';
-import { cardTokenOf, createWorldProcessor } from './world-processor.ts';
+import { createWorldProcessor } from './world-processor.ts';
 
-const BRAND_NAMES = { visa: 'VISA', mastercard: 'MASTERCARD', amex: 'AMEX' } as const;
 // The worlds have no issuers apart from the cards' own behaviour; the merchant still sends a
 // BIN, a few per brand, so the table's issuer dimension is exercised as in production.
 const BINS = { visa: ['411111', '426684', '453201'], mastercard: ['510510', '545454'], amex: ['378282'] } as const;
@@ -39,15 +38,7 @@ const idOf = (pop: Population, order: Order) => orderUuid(pop.world.seed, order.
 const binOf = (order: Order) => BINS[order.card.brand][order.card.index % BINS[order.card.brand].length]!;
 
 async function insertOrders(db: Db, merchantId: string, pop: Population): Promise<void> {
-  const rows = pop.orders.map((o) => {
-    const request = requestOf(pop, o) as { paymentMethod: Record<string, unknown> };
-    return {
-      id: idOf(pop, o), merchantId, orderId: `SIM-${o.index}`, idempotencyKey: randomUUID(), kind: 'MIT' as const, status: 'SUBMITTED', amount: o.amount, currency: 'USD',
-      cardToken: cardTokenOf(pop, o), cardBrand: BRAND_NAMES[o.card.brand], cardBin: binOf(o), expiresAt: new Date(o.expiryMs), declineCode: o.originalCode, declineSource: 'NA',
-      request: { ...request, paymentMethod: { ...request.paymentMethod, cardBinNumber: binOf(o) } },
-      nextAttemptAt: new Date(o.handoverAtMs), createdAt: new Date(o.handoverAtMs), updatedAt: new Date(o.handoverAtMs),
-    };
-  });
+  const rows = pop.orders.map((o) => simOrderRow(pop, o, merchantId, binOf(o)));
   for (let i = 0; i < rows.length; i += 1000) await db.insert(orders).values(rows.slice(i, i + 1000));
 }
 
