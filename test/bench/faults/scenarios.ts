@@ -86,7 +86,8 @@ function duringIntake(name: string, fault: Fault1, entries: { quick: number; ful
     async trial(c) {
       const f = file(c, c.quick ? entries.quick : entries.full, true);
       await c.w.daemon.up();
-      // About 200 approving orders, whatever the size: 25 per card, past the Visa cap of 15.
+      // About 200 approving orders, whatever the size: 25 per card, past Visa's 20 reattempts and
+      // Mastercard's 35 authorizations in 30 days (each order's original decline counted).
       await upload(c, f, { amountBase: AMOUNT_BASE, approveEvery: Math.max(1, Math.floor(f.entries / 200)) });
       const at = Math.floor(f.entries * (0.05 + 0.85 * c.random()));
       c.note(`fault after ${at} of ${f.entries} entries ingested`);

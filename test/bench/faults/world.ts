@@ -118,7 +118,14 @@ function campaignConfig(o: { dataDir: string; url: string; httpPort: number; sft
     http: { port: o.httpPort },
     auth: { tokenLifetimeSeconds: 86_400 },
     sftp: { port: o.sftpPort, rootDir: o.sftpRoot, watchStabilityMs: 300 },
-    engine: { pollIntervalMs: 100, leaseSeconds: 5, sweepCron: '* * * * * *' },
+    // Mastercard's limits raised for the campaign alone: its files put 25 orders on each of
+    // eight cards, whose original declines count (25 in 24 hours, past Mastercard's 20, holds a
+    // card for a day, which a real clock waits out and makeDue, moving only the orders, does
+    // not). Visa's 20 still caps its cards, so capped orders are still exercised.
+    engine: {
+      pollIntervalMs: 100, leaseSeconds: 5, sweepCron: '* * * * * *',
+      mastercardAttemptLimits: [{ fromUtc: '2023-11-01', maxAttemptsPer30Days: 100, maxDeclinesPer24Hours: 100 }],
+    },
     processor: { timeoutMs: 2000, reconcileAfterMs: 500, reconcileTimeoutMs: 600_000, breakerCooldownMs: 1000, accountConcurrency: 8, gatewayUrls: o.gatewayUrls },
     webhooks: { timeoutMs: 2000, leaseSeconds: 5, pollIntervalMs: 100, retryDelaysMs: [500, 1000, 2000, 4000, 8000, 15_000, 30_000, 60_000, 60_000, 60_000] },
     intake: { retryBaseMs: 500, retryMaxMs: 5000, maxTries: 100 },
