@@ -4,21 +4,14 @@
 // shows), for one merchant and over every merchant. Plain data, built once per load and then
 // only read, so the planner stays a pure function of its input.
 
+import type { GroupedRow } from '../../db/queries/learned-timing.ts';
 export interface Counts {
   attempts: number;
   approvals: number;
 }
 
-/** A grouped row of the stored table: a part left out of the grouping is null. */
-export interface LearnedRow extends Counts {
-  /** null: summed over every family (the estimate's fallback for a family's margins). */
-  family: string | null;
-  brand: string | null;
-  bin: string | null;
-  weekday: number | null;
-  localHour: number | null;
-  dayBucket: number | null;
-}
+/** A grouped row of the stored table (src/db/queries/learned-timing.ts): a part left out of the grouping is null. */
+export type LearnedRow = GroupedRow;
 
 export type Margin = 'family' | 'brand' | 'bin' | 'hour' | 'weekday' | 'day' | 'weekdayHour';
 

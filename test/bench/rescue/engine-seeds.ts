@@ -22,7 +22,7 @@ import { keyRingFrom } from '../../../src/vault/cipher.ts';
 import type { Attempts } from './baselines.ts';
 import { drive, engineConfig, orderUuid, scratchDatabase } from './engine-run.ts';
 import type { Order, Population } from './orders.ts';
-import { cardTokenOf, createWorldProcessor } from './world-processor.ts';
+import { cardTokenOf, createWorldProcessor, type WorldProcessor } from './world-processor.ts';
 
 const BRAND_NAMES = { visa: 'VISA', mastercard: 'MASTERCARD', amex: 'AMEX' } as const;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -79,12 +79,28 @@ export function simOrderRow(pop: Population, o: Order, merchantId: string, bin?:
   };
 }
 
-async function insertOrders(db: Db, merchantId: string, pop: Population): Promise<void> {
-  const rows = pop.orders.map((o) => simOrderRow(pop, o, merchantId));
-  for (let i = 0; i < rows.length; i += 1000) await db.insert(orders).values(rows.slice(i, i + 1000));
+export interface WorldsOptions extends SeedsOptions {
+  /** The merchants' name, before ", seed N". */
+  name: string;
+  /** The BIN each order sends (the learned timing's issuer); none: no BIN. */
+  binOf?: (o: Order) => string;
 }
 
-export async function runRescuedSeeds(pops: readonly Population[], opts: SeedsOptions): Promise<SeedsRun> {
+/** The engine's run, for the reading that ends it before the scratch database goes. */
+export interface WorldsRun {
+  db: Db;
+  processor: WorldProcessor;
+  steps: number;
+  /** Orders in all the worlds. */
+  count: number;
+}
+
+/**
+ * Every world's orders (one merchant per seed) run by the real engine on a scratch database,
+ * each to its deadline on a manual clock; `read` takes the figures before the database is
+ * dropped (also on Ctrl-C).
+ */
+export async function runWorlds<T>(pops: readonly Population[], opts: WorldsOptions, read: (run: WorldsRun) => Promise<T>): Promise<T & { seconds: number }> {
   const started = performance.now();
   const scratch = await scratchDatabase(opts.databaseUrl);
   const log = createLogger({ level: 'error' });
@@ -96,8 +112,9 @@ export async function runRescuedSeeds(pops: readonly Population[], opts: SeedsOp
     const { db } = database;
     const merchants = createMerchantService({ db, vault: keyRingFrom({ v1: randomBytes(32).toString('base64') }, 'v1'), mode: 'sandbox' });
     for (const pop of pops) {
-      const merchantId = (await merchants.byMid((await merchants.add({ name: `Rescue simulation, seed ${pop.world.seed}` })).mid)).id;
-      await insertOrders(db, merchantId, pop);
+      const merchantId = (await merchants.byMid((await merchants.add({ name: `${opts.name}, seed ${pop.world.seed}` })).mid)).id;
+      const rows = pop.orders.map((o) => simOrderRow(pop, o, merchantId, opts.binOf?.(o)));
+      for (let i = 0; i < rows.length; i += 1000) await db.insert(orders).values(rows.slice(i, i + 1000));
     }
     const all = pops.flatMap((p) => p.orders);
     const clock = new ManualClock(Math.min(...all.map((o) => o.handoverAtMs)));
@@ -105,13 +122,20 @@ export async function runRescuedSeeds(pops: readonly Population[], opts: SeedsOp
     const engine = createEngine({ db, processor, clock, log, config: { ...engineConfig(), ...(opts.learning ? { learning: opts.learning } : {}) }, testMode: true, ...(opts.rules ? { rules: opts.rules } : {}) });
     const marginMs = (opts.rules ?? defaultRules).timing.expiryMarginMs;
     const steps = await drive(db, engine, clock, { stepMs: opts.stepMs, marginMs }, Math.max(...all.map((o) => o.expiryMs)));
-    await assertFinal(db, processor.sent(), all.length);
-    return { attempts: processor.attempts(), steps, seconds: (performance.now() - started) / 1000 };
+    const figures = await read({ db, processor, steps, count: all.length });
+    return { ...figures, seconds: (performance.now() - started) / 1000 };
   } finally {
     process.off('SIGINT', interrupted);
     await database.close();
     await scratch.drop();
   }
+}
+
+export async function runRescuedSeeds(pops: readonly Population[], opts: SeedsOptions): Promise<SeedsRun> {
+  return runWorlds(pops, { ...opts, name: 'Rescue simulation' }, async ({ db, processor, steps, count }) => {
+    await assertFinal(db, processor.sent(), count);
+    return { attempts: processor.attempts(), steps };
+  });
 }
 
 /** Every order final, and the engine's attempts exactly the calls the processor received. */
