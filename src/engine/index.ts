@@ -22,7 +22,8 @@ import { outcomeCounter } from './learning/counter.ts';
 import { recordGroup, type RecorderCtx } from './recorder.ts';
 import { planSubmitted, type SubmittedCtx } from './submitted.ts';
 import { resolveRules, type Rules } from './rules.ts';
-import { sweepOnce, type SweepCtx, type SweepReport } from './sweeps.ts';
+import { finishBatchesNow, sweepOnce, type SweepCtx, type SweepReport } from './sweeps.ts';
+import { createBatchFinisher } from './batch-finish.ts';
 import { runAttempt, type AttemptOutcome, type WorkerCtx } from './worker.ts';
 
 export type EngineConfig = ResolvedConfig['engine'] & Pick<ResolvedConfig['processor'], 'concurrency' | 'ratePerSecond'> & Partial<Pick<ResolvedConfig['processor'], 'reconcileAfterMs' | 'reconcileTimeoutMs' | 'timeoutMs'>>;
@@ -59,6 +60,9 @@ const ERROR_RETRY_MS = 60_000;
 const PRUNE_EVERY_MS = 3_600_000;
 /** Learned-timing outcomes are written at most this often while running (and after runOnce, and at stop). */
 const COUNT_EVERY_MS = 1000;
+// Looks for finished batches after answers at most this often: one short query a second while
+// attempts flow, and a results file at most about a second after a batch's last order is final.
+const BATCH_LOOK_MIN_INTERVAL_MS = 1000;
 /** Answers recorded per transaction at most. */
 const RECORD_GROUP_MAX = 100;
 
@@ -103,13 +107,18 @@ export function createEngine(deps: EngineDeps): Engine {
   const submitted: SubmittedCtx = { ...lifecycle, db, clock };
   const claiming: ClaimCtx = { ...lifecycle, db, clock, processorName: processor.name, owner, leaseSeconds: config.leaseSeconds };
   const sweeps: SweepCtx = { db, clock, log, testMode, processorCallRetentionDays: config.processorCallRetentionDays, outboundFor: deps.outboundFor, processor };
+  // A batch's results file once its last order is final, not at the next sweep.
+  const finisher = createBatchFinisher({ finish: () => finishBatchesNow(sweeps), log, minIntervalMs: BATCH_LOOK_MIN_INTERVAL_MS });
   const queue = new PQueue({ concurrency: config.concurrency, intervalCap: config.ratePerSecond, interval: 1000 });
   const depth = () => queueDepth.set(queue.size + queue.pending);
   queue.on('add', depth);
   queue.on('next', depth);
 
   async function planAllSubmitted(): Promise<void> {
-    while ((await planSubmitted(submitted, config.claimBatchSize)) === config.claimBatchSize);
+    let planned = 0;
+    for (let n = config.claimBatchSize; n === config.claimBatchSize; planned += n) n = await planSubmitted(submitted, config.claimBatchSize);
+    // Planning ends some orders at once (a hard original decline): a batch may be all final now.
+    if (running && planned > 0 && deps.outboundFor) finisher.touch();
   }
 
   const claim = (limit: number) => claimAttempts(claiming, limit);
@@ -124,6 +133,9 @@ export function createEngine(deps: EngineDeps): Engine {
     });
     active.add(run);
     void run.finally(() => active.delete(run));
+    // An answer recorded (approved, declined, voided) may have made the batch's last order final.
+    // Only once started: runOnce's caller runs the sweeps itself, when it chooses.
+    if (running && c.order.batchId && deps.outboundFor) void run.then((o) => o !== 'skipped' && o !== 'error' && o !== 'unknown' && finisher.touch());
     return run;
   }
 
@@ -210,6 +222,7 @@ export function createEngine(deps: EngineDeps): Engine {
       await loop;
       await queue.onIdle();
       await Promise.all(active);
+      await finisher.stop(); // after the last answers: a batch they finished gets its file now
       clearInterval(counting);
       await counter?.flush();
       log.info({ owner }, 'engine stopped');
