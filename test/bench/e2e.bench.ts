@@ -198,6 +198,7 @@ async function main(): Promise<number> {
   const chargesPerApproved = db!.approved ? f.charges / db!.approved : NaN;
   const webhooksPerFinal = db!.final ? (r.finals + r.repeats) / db!.final : NaN;
   console.log(`\n  whole run: ${secs(whole)}${timedOut ? ` (TIMED OUT after ${secs(TIMEOUT_MS)})` : ''}; daemon peak RSS (VmHWM): ${peak ?? '?'} MiB`);
+  console.log(`  bench process peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB, gateway fake ${f.rssMiB} MiB`);
   console.log(`  orders ${db!.orders}, final ${db!.final}, approved ${db!.approved} (expected ${fates.approve + fates.soft_then_approve}); gateway calls ${f.calls} (most in flight ${f.maxInFlight}), fake CPU ${f.cpuSeconds.toFixed(0)} s`);
   console.log(`  charges per approved order at the fake: ${chargesPerApproved.toFixed(2)} (charges ${f.charges}, second charges of an order ${f.doubleCharges})`);
   console.log(`  webhooks per final order: ${webhooksPerFinal.toFixed(2)} (deliveries ${r.deliveries}, repeats ${r.repeats}, unverified ${r.unverified}, strays ${r.strays + f.strays})`);
