@@ -115,10 +115,15 @@ export function createEngine(deps: EngineDeps): Engine {
   queue.on('next', depth);
 
   async function planAllSubmitted(): Promise<void> {
-    let planned = 0;
-    for (let n = config.claimBatchSize; n === config.claimBatchSize; planned += n) n = await planSubmitted(submitted, config.claimBatchSize);
+    while (await planSome());
+  }
+
+  /** One group of SUBMITTED orders planned; true when the group was full (more may wait). */
+  async function planSome(): Promise<boolean> {
+    const planned = await planSubmitted(submitted, config.claimBatchSize);
     // Planning ends some orders at once (a hard original decline): a batch may be all final now.
     if (running && planned > 0 && deps.outboundFor) finisher.touch();
+    return planned === config.claimBatchSize;
   }
 
   const claim = (limit: number) => claimAttempts(claiming, limit);
@@ -156,7 +161,9 @@ export function createEngine(deps: EngineDeps): Engine {
 
   /** One polling round; true when it found a full batch (poll again at once). */
   async function cycle(): Promise<boolean> {
-    await planAllSubmitted();
+    // One group planned per round, then a claim: while a large file's orders are being planned
+    // (a million took minutes), due orders, its own first ones included, are attempted.
+    const morePlanning = await planSome();
     // Claim no more than the queue can start soon: a lease must not run out while queued.
     const room = Math.min(config.claimBatchSize, config.concurrency * 2 - active.size);
     if (room <= 0) {
@@ -165,7 +172,7 @@ export function createEngine(deps: EngineDeps): Engine {
     }
     const claimed = await claim(room);
     for (const o of claimed) void attempt(o);
-    return claimed.length === room;
+    return morePlanning || claimed.length === room;
   }
 
   async function poll(): Promise<void> {

@@ -11,6 +11,7 @@
 // webhooks per final order (both must be 1.00: the exit status is non-zero otherwise).
 //   npm run bench -- e2e [--entries 1000000] [--seed 1] [--latency 50] [--account-rate 1000]
 //     [--account-concurrency 128] [--concurrency 256] [--rate 2500] [--claim-batch 200] [--pool 20]
+//     [--webhook-concurrency 32] [--webhook-in-flight 64] (the defaults of webhooks.*)
 //     [--timeout-s 3600] [--daemon-log FILE]
 // The planner puts every plan at least a minute ahead (engine timing minLeadMs): the bench
 // makes each order's first plan due when it is made, so that minute is not in the figures.
@@ -45,6 +46,8 @@ const { values: opts } = parseArgs({
     rate: { type: 'string', default: '2500' },
     'claim-batch': { type: 'string', default: '200' },
     pool: { type: 'string', default: '20' },
+    'webhook-concurrency': { type: 'string', default: '32' },
+    'webhook-in-flight': { type: 'string', default: '64' },
     'timeout-s': { type: 'string' },
     'daemon-log': { type: 'string' },
   },
@@ -56,6 +59,7 @@ const TIMEOUT_MS = Number(opts['timeout-s'] ?? Math.max(300, N / 250)) * 1000;
 const settings: Settings = {
   accountRatePerSecond: Number(opts['account-rate']), accountConcurrency: Number(opts['account-concurrency']),
   concurrency: Number(opts.concurrency), ratePerSecond: Number(opts.rate), claimBatchSize: Number(opts['claim-batch']), poolSize: Number(opts.pool),
+  webhookConcurrency: Number(opts['webhook-concurrency']), webhookMaxInFlight: Number(opts['webhook-in-flight']),
 };
 if (opts['daemon-log']) keepDaemonLogs(opts['daemon-log']);
 
@@ -105,7 +109,7 @@ async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'rescued-e2e-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   console.log(`e2e: ${N.toLocaleString('en-US')} entries, seed ${SEED}, gateway latency ${LATENCY} ms; load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`  settings: processor.accountRatePerSecond ${settings.accountRatePerSecond}, accountConcurrency ${settings.accountConcurrency}, concurrency ${settings.concurrency}, ratePerSecond ${settings.ratePerSecond}; engine.claimBatchSize ${settings.claimBatchSize}; database.poolSize ${settings.poolSize}; other keys at their defaults`);
+  console.log(`  settings: processor.accountRatePerSecond ${settings.accountRatePerSecond}, accountConcurrency ${settings.accountConcurrency}, concurrency ${settings.concurrency}, ratePerSecond ${settings.ratePerSecond}; engine.claimBatchSize ${settings.claimBatchSize}; database.poolSize ${settings.poolSize}; webhooks.perEndpointConcurrency ${settings.webhookConcurrency}, maxInFlight ${settings.webhookMaxInFlight}; other keys at their defaults`);
   const fake = await forkFake();
   cleanups.push(() => fake.close());
   const receiver = await startE2eReceiver({ seed: SEED, entries: N });

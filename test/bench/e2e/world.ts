@@ -27,6 +27,9 @@ export interface Settings {
   accountRatePerSecond: number;
   claimBatchSize: number;
   poolSize: number;
+  /** webhooks.perEndpointConcurrency and maxInFlight: the receiver is one endpoint. */
+  webhookConcurrency: number;
+  webhookMaxInFlight: number;
 }
 
 export interface ConfigInput {
@@ -56,6 +59,7 @@ export function writeConfig(o: ConfigInput): { file: string; vaultKey: string } 
       concurrency: s.concurrency, ratePerSecond: s.ratePerSecond, accountConcurrency: s.accountConcurrency, accountRatePerSecond: s.accountRatePerSecond,
       gatewayUrls: { stripe: o.stripeUrl },
     },
+    webhooks: { perEndpointConcurrency: s.webhookConcurrency, maxInFlight: s.webhookMaxInFlight },
   };
   const file = join(o.dir, 'rescued.json');
   writeFileSync(file, JSON.stringify(config, null, 2));

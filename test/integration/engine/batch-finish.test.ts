@@ -65,8 +65,8 @@ describe.each(DB_KINDS)('results file after the last order, between sweeps, on %
     try {
       await until(allFinal, 'every order approved');
       await until(() => existsSync(file()), 'the results file', 10_000);
-      const [b] = await f.db.select({ at: batches.resultsWrittenAt }).from(batches).where(eq(batches.id, batchId));
-      expect(b!.at).not.toBeNull();
+      // The file is renamed into place just before its transaction marks the batch.
+      await until(async () => (await f.db.select({ at: batches.resultsWrittenAt }).from(batches).where(eq(batches.id, batchId)))[0]!.at !== null, 'the batch marked', 10_000);
     } finally {
       await engine.stop();
     }
