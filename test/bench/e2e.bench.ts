@@ -28,7 +28,7 @@ import { createServerDatabase } from '../helpers/db.ts';
 import { sftp } from '../helpers/sftp.ts';
 import { keepDaemonLogs, supervise } from './faults/daemon.ts';
 import { freePort, startPrivatePg } from './faults/pg.ts';
-import { DEFAULT_MIX, fateOf, finalAtFirst, type Fate } from './e2e/fate.ts';
+import { DEFAULT_MIX, fateOf, type Fate } from './e2e/fate.ts';
 import { startE2eReceiver } from './e2e/receiver.ts';
 import type { FakeStats } from './e2e/stripe-fake.ts';
 import { printStages, type Stage } from './e2e/table.ts';
@@ -150,7 +150,7 @@ async function main(): Promise<number> {
   let firstDoneMs: number | undefined;
   let dueMadeMs: number | undefined;
   let allFinalsMs: number | undefined;
-  let f = await fake.stats();
+  let f: FakeStats;
   let lastDue = 0;
   let timedOut = false;
   for (;;) {
