@@ -109,7 +109,7 @@ async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'rescued-e2e-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   console.log(`e2e: ${N.toLocaleString('en-US')} entries, seed ${SEED}, gateway latency ${LATENCY} ms; load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`  settings: processor.accountRatePerSecond ${settings.accountRatePerSecond}, accountConcurrency ${settings.accountConcurrency}, concurrency ${settings.concurrency}, ratePerSecond ${settings.ratePerSecond}; engine.claimBatchSize ${settings.claimBatchSize}; database.poolSize ${settings.poolSize}; webhooks.perEndpointConcurrency ${settings.webhookConcurrency}, maxInFlight ${settings.webhookMaxInFlight}; other keys at their defaults`);
+  console.log(`  settings: processor.accountRatePerSecond ${settings.accountRatePerSecond}, accountConcurrency ${settings.accountConcurrency}, concurrency ${settings.concurrency}, ratePerSecond ${settings.ratePerSecond}; engine.claimBatchSize ${settings.claimBatchSize}; database.poolSize ${settings.poolSize}; sftp.maxFileSizeBytes 8 GiB, quotaBytes 16 GiB; webhooks.perEndpointConcurrency ${settings.webhookConcurrency}, maxInFlight ${settings.webhookMaxInFlight}; other keys at their defaults`);
   const fake = await forkFake();
   cleanups.push(() => fake.close());
   const receiver = await startE2eReceiver({ seed: SEED, entries: N });
@@ -144,7 +144,8 @@ async function main(): Promise<number> {
     return Date.now();
   });
   let uploadEnd: number | undefined;
-  void upload.then((t) => (uploadEnd = t), () => undefined);
+  let uploadError: Error | undefined;
+  void upload.then((t) => (uploadEnd = t), (err: unknown) => (uploadError = err as Error));
   let ackMs: number | undefined;
   let resultsMs: number | undefined;
   let firstDoneMs: number | undefined;
@@ -162,6 +163,7 @@ async function main(): Promise<number> {
     if (r.finals >= N) allFinalsMs ??= r.lastMs;
     if (f.firstCalls >= N) firstDoneMs ??= f.firstEndMs;
     if (resultsMs && allFinalsMs) break;
+    if (uploadError) throw uploadError;
     if (now - t0 > TIMEOUT_MS) {
       timedOut = true;
       break;

@@ -53,7 +53,9 @@ export function writeConfig(o: ConfigInput): { file: string; vaultKey: string } 
     http: { port: o.httpPort },
     auth: { tokenLifetimeSeconds: 86_400, signingKeys: { e2e: key32() }, activeSigningKeyId: 'e2e' },
     vault: { keys: { e2e: vaultKey }, activeKeyId: 'e2e', fingerprintKey: key32() },
-    sftp: { port: o.sftpPort },
+    // A million entries is a 1.8 GB file: past the default 1 GiB file size and quota, which an
+    // operator raises for such a merchant.
+    sftp: { port: o.sftpPort, maxFileSizeBytes: 8 * 1024 ** 3, quotaBytes: 16 * 1024 ** 3 },
     engine: { claimBatchSize: s.claimBatchSize },
     processor: {
       concurrency: s.concurrency, ratePerSecond: s.ratePerSecond, accountConcurrency: s.accountConcurrency, accountRatePerSecond: s.accountRatePerSecond,
