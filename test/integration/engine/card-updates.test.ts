@@ -1,0 +1,151 @@
+// Card updates through the API and the engine, on each database: a decline that means the
+// card must change makes the order wait for an updated card (order.card_update_needed), the
+// merchant's new card is charged at once under its own credential and the order is attributed
+// merchant_update; a merchant that turned the wait off keeps today's EXPIRED; a wait with no
+// card ends at the deadline with the original reason; and refusals change nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asc, eq } from 'drizzle-orm';
+import { DB_KINDS, silentLog } from '../../helpers/db.ts';
+import { apiFixture, evaluateBody, type ApiFixture } from '../../helpers/api.ts';
+import { DEFAULT_ENGINE_CONFIG } from '../../helpers/engine.ts';
+import { ManualClock } from '../../../src/clock.ts';
+import { createEngine, type Engine } from '../../../src/engine/index.ts';
+import { attempts, cards, orders, processorCalls, webhookEvents } from '../../../src/db/schema.ts';
+import { setAwaitUpdatedCard } from '../../../src/db/queries/card-update-setting.ts';
+
+const EXPIRED_CARD = '4000000000000069';
+const APPROVES = '4111111111111111';
+const DAY_MS = 86_400_000;
+
+describe.each(DB_KINDS)('card updates on %s', (kind) => {
+  let f: ApiFixture;
+  let engine: Engine;
+  const clock = new ManualClock(new Date('2026-11-27T12:00:00Z'));
+  const db = () => f.t.tdb.database.db;
+
+  beforeAll(async () => {
+    f = await apiFixture(kind, { clock });
+    engine = createEngine({ db: db(), processor: f.t.api.orders.processor!, clock, log: silentLog, config: DEFAULT_ENGINE_CONFIG, testMode: true });
+  }, 60_000);
+  afterAll(async () => {
+    await engine?.stop();
+    await f?.close();
+  });
+
+  /** An MIT handed over with an expired-card decline (ISO 54), planned by the engine. */
+  async function expiredCardOrder(days = 7): Promise<string> {
+    clock.advance(31 * DAY_MS); // the card's 30-day windows start afresh for each order
+    const tok = await f.a.tokenOf(EXPIRED_CARD);
+    const expiryDateUtc = new Date(clock.now().getTime() + days * DAY_MS).toISOString();
+    const res = await f.post('/v1/evaluate', evaluateBody(tok, { mit: true, top: { expiryDateUtc }, tx: { responseCode: '54', responseCodeSource: 'iso8583' } }));
+    expect(res.statusCode, res.body).toBe(200);
+    const key = res.json().orderSessionKey as string;
+    await engine.runOnce();
+    return key;
+  }
+  const row = async (key: string) => (await db().select().from(orders).where(eq(orders.id, key)))[0]!;
+  const events = async (key: string) => (await db().select().from(webhookEvents).where(eq(webhookEvents.orderSessionKey, key)).orderBy(asc(webhookEvents.createdAt))).map((e) => e.type);
+
+  it('waits for an updated card, charges the merchant\'s new card at once and attributes the recovery to it', async () => {
+    const key = await expiredCardOrder();
+    const waiting = await f.get(`/v1/orders/${key}`);
+    expect(waiting.json()).toMatchObject({
+      status: 'PENDING', recoveredBy: null,
+      nextAttempt: { at: null, reason: 'awaiting_updated_card', decline: { reason: 'expired_card', code: '54' } },
+      awaitedUpdatedCard: { reason: 'card_data_required_mit: expired_card' },
+    });
+    expect(await events(key)).toEqual(['order.card_update_needed']);
+    // Waiting, the order is never claimed.
+    clock.advance(DAY_MS);
+    expect(await engine.runOnce()).toBe(0);
+
+    const newTok = await f.a.tokenOf(APPROVES);
+    const updated = await f.post(`/v1/orders/${key}/payment-method`, { token: newTok });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(updated.json()).toMatchObject({ status: 'PENDING', nextAttempt: { reason: 'card_updated', at: clock.now().toISOString() }, cardUpdates: [{ event: 'order.card_updated', source: 'merchant', kind: 'card', last4: '1111' }] });
+    expect(await engine.runOnce()).toBe(1);
+    const done = await f.get(`/v1/orders/${key}`);
+    expect(done.json()).toMatchObject({ status: 'APPROVED', recoveredBy: 'merchant_update', attemptHistory: [{ status: 'approved', card: { source: 'merchant', last4: '1111' } }] });
+    const tries = await db().select().from(attempts).where(eq(attempts.orderSessionKey, key));
+    expect(tries.map((a) => a.cardToken)).toEqual([newTok]);
+    // The old card was not charged again: the processor saw one call for the order, on the new card.
+    const calls = await db().select().from(processorCalls).where(eq(processorCalls.reference, key));
+    expect(calls.filter((c) => c.operation === 'authorize')).toHaveLength(1);
+    expect(await events(key)).toEqual(['order.card_update_needed', 'order.card_updated', 'order.completed']);
+    const completed = (await db().select().from(webhookEvents).where(eq(webhookEvents.orderSessionKey, key))).find((e) => e.type === 'order.completed')!;
+    expect((completed.payload as { EventData: Record<string, unknown> }).EventData).toMatchObject({ recoveredBy: 'merchant_update' });
+  });
+
+  it('keeps today\'s behaviour for a merchant that turned the wait off', async () => {
+    await setAwaitUpdatedCard(db(), f.a.merchantId, false);
+    // The engine reads the setting at most once a minute.
+    clock.advance(120_000);
+    try {
+      const key = await expiredCardOrder();
+      expect(await row(key)).toMatchObject({ status: 'EXPIRED', statusReason: 'card_data_required_mit: expired_card', awaitingCard: null });
+      expect(await events(key)).toEqual(['order.expired']);
+    } finally {
+      await setAwaitUpdatedCard(db(), f.a.merchantId, null);
+      clock.advance(120_000);
+    }
+  });
+
+  it('ends a wait with no card at the deadline, EXPIRED with the original reason', async () => {
+    const key = await expiredCardOrder(2);
+    clock.advance(2 * DAY_MS + 1000);
+    await engine.sweepOnce();
+    expect(await row(key)).toMatchObject({ status: 'EXPIRED', statusReason: 'card_data_required_mit: expired_card' });
+    expect(await events(key)).toEqual(['order.card_update_needed', 'order.expired']);
+    const expired = (await db().select().from(webhookEvents).where(eq(webhookEvents.orderSessionKey, key))).find((e) => e.type === 'order.expired')!;
+    expect((expired.payload as { EventData: Record<string, unknown> }).EventData).toMatchObject({ reason: 'card_data_required_mit: expired_card' });
+  });
+
+  it('refuses a final order (409), another merchant\'s order (404) and a bad card (field errors), changing nothing', async () => {
+    const key = await expiredCardOrder(2);
+    const newTok = await f.a.tokenOf(APPROVES);
+    const cardsBefore = (await db().select().from(cards)).length;
+    const before = await row(key);
+
+    const other = await f.post(`/v1/orders/${key}/payment-method`, { token: await f.b.tokenOf(APPROVES) }, f.b);
+    expect(other.statusCode).toBe(404);
+    const unknown = await f.post(`/v1/orders/${key}/payment-method`, { token: 'tok_not_ours' });
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json()).toMatchObject({ statusCode: 'ERR_VAULT_TOKEN_UNKNOWN', errors: [{ field: 'token' }] });
+    const badCard = await f.post(`/v1/orders/${key}/payment-method`, { payment_method: { credit_card: { first_name: 'A', last_name: 'B', number: '4111111111111112', month: '13', year: '2020' } } });
+    expect(badCard.statusCode).toBe(422);
+    expect(badCard.json().errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['payment_method.credit_card.number', 'payment_method.credit_card.month']));
+    expect(badCard.body).not.toContain('4111111111111112');
+    const same = await f.post(`/v1/orders/${key}/payment-method`, { token: before.cardToken });
+    expect(same.statusCode, same.body).toBe(422);
+    expect(same.json()).toMatchObject({ statusCode: 'ERR_API_CARD_ALREADY_USED' });
+    expect(await row(key)).toEqual(before);
+    expect((await db().select().from(cards)).length).toBe(cardsBefore + 1); // f.b's card only
+
+    clock.advance(3 * DAY_MS);
+    await engine.sweepOnce();
+    const final = await row(key);
+    expect(final.status).toBe('EXPIRED');
+    const closed = await f.post(`/v1/orders/${key}/payment-method`, { token: newTok });
+    expect(closed.statusCode).toBe(409);
+    expect(closed.json()).toMatchObject({ statusCode: 'ERR_API_ORDER_CLOSED' });
+    expect(await row(key)).toEqual(final);
+    expect(await events(key)).toEqual(['order.card_update_needed', 'order.expired']);
+  });
+
+  it('takes a card in the tokenize shape for an order still being retried, and its next attempt is the new card\'s', async () => {
+    clock.advance(31 * DAY_MS);
+    const tok = await f.a.tokenOf('4000000000000002'); // do not honor, every time
+    const expiryDateUtc = new Date(clock.now().getTime() + 20 * DAY_MS).toISOString();
+    const res = await f.post('/v1/evaluate', evaluateBody(tok, { mit: true, top: { expiryDateUtc }, tx: { responseCode: '05', responseCodeSource: 'iso8583' } }));
+    const key = res.json().orderSessionKey as string;
+    await engine.runOnce();
+    expect(await row(key)).toMatchObject({ status: 'PENDING' });
+    expect((await row(key)).nextAttemptAt!.getTime()).toBeGreaterThan(clock.now().getTime());
+    const updated = await f.post(`/v1/orders/${key}/payment-method`, { payment_method: { credit_card: { first_name: 'Jane', last_name: 'Doe', number: '5555555555554444', month: '12', year: '2031' } } });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(await engine.runOnce()).toBe(1);
+    expect(await row(key)).toMatchObject({ status: 'APPROVED', recoveredBy: 'merchant_update', attemptCount: 1 });
+    const tries = await db().select().from(attempts).where(eq(attempts.orderSessionKey, key));
+    expect(tries.map((a) => a.cardToken)).not.toContain(tok);
+  });
+});
