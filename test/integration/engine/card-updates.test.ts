@@ -12,6 +12,7 @@ import { ManualClock } from '../../../src/clock.ts';
 import { createEngine, type Engine } from '../../../src/engine/index.ts';
 import { attempts, cards, orders, processorCalls, webhookEvents } from '../../../src/db/schema.ts';
 import { setAwaitUpdatedCard } from '../../../src/db/queries/card-update-setting.ts';
+import type { AuthorizeRequest, GatewayCardUpdate, Processor } from '../../../src/processors/types.ts';
 
 const EXPIRED_CARD = '4000000000000069';
 const APPROVES = '4111111111111111';
@@ -147,5 +148,86 @@ describe.each(DB_KINDS)('card updates on %s', (kind) => {
     expect(await row(key)).toMatchObject({ status: 'APPROVED', recoveredBy: 'merchant_update', attemptCount: 1 });
     const tries = await db().select().from(attempts).where(eq(attempts.orderSessionKey, key));
     expect(tries.map((a) => a.cardToken)).not.toContain(tok);
+  });
+});
+
+/**
+ * The sandbox behind a stand-in for a gateway with an account updater: the first charge of the
+ * expired card is refused (54) and says the card's expiry was updated, as Stripe's automatic
+ * card updates and Adyen's real-time account updater do; a charge of the updated credential
+ * is approved. (The Stripe and Adyen connectors' own answers are tested with their fakes.)
+ */
+function withUpdater(inner: Processor, updates: GatewayCardUpdate, seen: AuthorizeRequest[]): Processor {
+  return {
+    ...inner,
+    name: inner.name,
+    local: undefined,
+    async authorize(req) {
+      seen.push(req);
+      if (req.credential?.kind === 'gateway') return { approved: true, responseCode: '00', processorRef: `au_${req.idempotencyKey}`, replayed: false };
+      const answer = await inner.authorize(req);
+      return answer.approved ? answer : { ...answer, cardUpdate: updates };
+    },
+  };
+}
+
+describe.each(DB_KINDS)('the gateway\'s account updater on %s', (kind) => {
+  let f: ApiFixture;
+  let engine: Engine;
+  const seen: AuthorizeRequest[] = [];
+  const clock = new ManualClock(new Date('2026-11-27T12:00:00Z'));
+  const db = () => f.t.tdb.database.db;
+
+  beforeAll(async () => {
+    f = await apiFixture(kind, { clock });
+    const processor = withUpdater(f.t.api.orders.processor!, { kind: 'expiry', expMonth: 3, expYear: 2031, gatewayReference: 'pm_updated_1' }, seen);
+    engine = createEngine({ db: db(), processor, clock, log: silentLog, config: DEFAULT_ENGINE_CONFIG, testMode: true });
+  }, 60_000);
+  afterAll(async () => {
+    await engine?.stop();
+    await f?.close();
+  });
+
+  it('charges the updated credential next, under its own counters, attributed account_updater, one charge', async () => {
+    const tok = await f.a.tokenOf('4000000000000002'); // the issuer says do not honor; the stand-in gateway adds its updater news
+    const expiryDateUtc = new Date(clock.now().getTime() + 10 * DAY_MS).toISOString();
+    const res = await f.post('/v1/evaluate', evaluateBody(tok, { mit: true, top: { expiryDateUtc }, tx: { responseCode: '05', responseCodeSource: 'iso8583' } }));
+    const key = res.json().orderSessionKey as string;
+    await engine.runOnce();
+    await db().update(orders).set({ nextAttemptAt: clock.now() }).where(eq(orders.id, key));
+    expect(await engine.runOnce()).toBe(1);
+    const o = (await db().select().from(orders).where(eq(orders.id, key)))[0]!;
+    // A 05 is not a card-must-change decline: the updated card is planned as the planner decides.
+    expect(o).toMatchObject({ status: 'PENDING', credential: `${tok}~au:pm_updated_1` });
+    await db().update(orders).set({ nextAttemptAt: clock.now() }).where(eq(orders.id, key));
+    expect(await engine.runOnce()).toBe(1);
+    const done = await f.get(`/v1/orders/${key}`);
+    expect(done.json()).toMatchObject({
+      status: 'APPROVED', recoveredBy: 'account_updater',
+      cardUpdates: [{ source: 'account_updater', kind: 'expiry', expMonth: 3, expYear: 2031 }],
+      attemptHistory: [{ status: 'declined', card: { source: 'original' } }, { status: 'approved', card: { source: 'account_updater' } }],
+    });
+    const tries = await db().select().from(attempts).where(eq(attempts.orderSessionKey, key)).orderBy(asc(attempts.attemptNo));
+    expect(tries.map((a) => a.cardToken)).toEqual([tok, `${tok}~au:pm_updated_1`]);
+    expect(tries.filter((a) => a.status === 'approved')).toHaveLength(1);
+    // The second call named the gateway's updated stored card.
+    expect(seen.at(-1)!.credential).toEqual({ kind: 'gateway', gatewayReference: 'pm_updated_1', expMonth: 3, expYear: 2031 });
+    expect(seen.at(-1)!.cardToken).toBe(tok);
+    const types = (await db().select().from(webhookEvents).where(eq(webhookEvents.orderSessionKey, key))).map((e) => e.type).sort();
+    expect(types).toEqual(['order.card_updated', 'order.completed']);
+  });
+
+  it('goes to the updated credential at once after a card-must-change decline', async () => {
+    clock.advance(31 * DAY_MS);
+    const tok = await f.a.tokenOf('4000000000000069'); // expired card (54)
+    const expiryDateUtc = new Date(clock.now().getTime() + 10 * DAY_MS).toISOString();
+    const res = await f.post('/v1/evaluate', evaluateBody(tok, { mit: true, top: { expiryDateUtc }, tx: { responseCode: '05', responseCodeSource: 'iso8583' } }));
+    const key = res.json().orderSessionKey as string;
+    await engine.runOnce();
+    await db().update(orders).set({ nextAttemptAt: clock.now() }).where(eq(orders.id, key));
+    expect(await engine.runOnce()).toBe(1);
+    expect((await db().select().from(orders).where(eq(orders.id, key)))[0]).toMatchObject({ status: 'PENDING', planReason: 'card_updated', nextAttemptAt: clock.now() });
+    expect(await engine.runOnce()).toBe(1);
+    expect((await db().select().from(orders).where(eq(orders.id, key)))[0]).toMatchObject({ status: 'APPROVED', recoveredBy: 'account_updater', attemptCount: 2 });
   });
 });
