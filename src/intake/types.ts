@@ -8,6 +8,7 @@ import type { FieldError } from '../error-types.ts';
 import type { TestCard } from '../vault/test-cards.ts';
 import type { IntakeLimits } from './limits.ts';
 import type { MemoryBudget } from './budget.ts';
+import type { ApplyCardUpdate } from './updates.ts';
 
 export interface IntakeDeps {
   db: Db;
@@ -34,6 +35,8 @@ export interface IntakeDeps {
    * to see. Otherwise (PGlite, the default) none is recorded (src/intake/progress.ts).
    */
   progressBesideTransaction?: boolean;
+  /** Applies a card-update file's entries (src/intake/updates.ts); absent: such files are ingested as batch files. */
+  cardUpdates?: ApplyCardUpdate;
 }
 
 export interface IntakeFile {

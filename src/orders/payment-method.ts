@@ -68,7 +68,7 @@ function alreadyUsed(o: OrderRow, card: VaultCard): FieldError[] {
 }
 
 /** Attaches `body`'s card to the open order; returns the order as it now stands. */
-export async function attachPaymentMethod(deps: OrderDeps, vault: CardVault, merchantId: string, ref: OrderRef, body: unknown): Promise<OrderRow> {
+export async function attachPaymentMethod(deps: Pick<OrderDeps, 'db' | 'clock' | 'mode'>, vault: CardVault, merchantId: string, ref: OrderRef, body: unknown): Promise<OrderRow> {
   // Checked before the vault is touched: a refused order stores no card.
   assertOpen(await findRef(deps.db, merchantId, ref));
   const card = await cardOf(vault, merchantId, body);
