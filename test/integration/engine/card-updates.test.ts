@@ -101,6 +101,12 @@ describe.each(DB_KINDS)('card updates on %s', (kind) => {
     expect((expired.payload as { EventData: Record<string, unknown> }).EventData).toMatchObject({ reason: 'card_data_required_mit: expired_card' });
   });
 
+  it('lists the route and the card-update events in the OpenAPI document', async () => {
+    const doc = (await f.t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).toContain('/v1/orders/{orderSessionKey}/payment-method');
+    expect(Object.keys(doc.webhooks)).toEqual(expect.arrayContaining(['order.card_update_needed', 'order.card_updated', 'order.completed']));
+  });
+
   it('refuses a final order (409), another merchant\'s order (404) and a bad card (field errors), changing nothing', async () => {
     const key = await expiredCardOrder(2);
     const newTok = await f.a.tokenOf(APPROVES);
