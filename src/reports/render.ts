@@ -41,7 +41,7 @@ export function reportText(r: RecoveryReport): string {
     ...breakdown('by decline reason', r.byReason.map((g) => ({ ...g, label: `${g.reason} (${g.class})` }))),
     ...breakdown('by card brand', r.byBrand.map((g) => ({ ...g, label: g.brand }))),
     ...(r.mid ? [] : breakdown('by merchant', r.byMerchant.map((g) => ({ ...g, label: `${g.name} ${g.mid}` })))),
-    ...causeLines(r.byRecoveryCause),
+    ...causeLines(r.byRecoveryCause ?? []),
     '',
     `attempts per day (UTC ${d.from} to ${d.to}): done ${n(sum('done'))} (approved ${n(sum('approved'))}), planned ${n(sum('planned'))}${d.plannedLater ? ` and ${n(d.plannedLater)} after ${d.to}` : ''}`,
     ...(busyDays.length ? table(['day', 'done', 'approved', 'declined', 'planned'], busyDays.map((x) => [x.day, n(x.done), n(x.approved), n(x.declined), n(x.planned)])) : []),
@@ -104,7 +104,7 @@ export function reportCsv(r: RecoveryReport): string {
     ...r.byReason.map((g) => row('reason', g.reason, '', g.class, g)),
     ...r.byBrand.map((g) => row('brand', g.brand, '', '', g)),
     ...r.byMerchant.map((g) => row('merchant', g.mid, g.name, '', g)),
-    ...r.byRecoveryCause.map((c) => {
+    ...(r.byRecoveryCause ?? []).map((c) => {
       const amounts = currencies.flatMap((cur) => {
         const a = c.amounts.find((m) => m.currency === cur);
         return [plainMajorUnits(a?.recovered ?? 0, cur), plainMajorUnits(a?.refunded ?? 0, cur), ''];
