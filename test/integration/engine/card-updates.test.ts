@@ -13,6 +13,8 @@ import { createEngine, type Engine } from '../../../src/engine/index.ts';
 import { attempts, cards, orders, processorCalls, webhookEvents } from '../../../src/db/schema.ts';
 import { setAwaitUpdatedCard } from '../../../src/db/queries/card-update-setting.ts';
 import type { AuthorizeRequest, GatewayCardUpdate, Processor } from '../../../src/processors/types.ts';
+import { recoveryReport } from '../../../src/reports/recovery.ts';
+import { reportText } from '../../../src/reports/render.ts';
 
 const EXPIRED_CARD = '4000000000000069';
 const APPROVES = '4111111111111111';
@@ -75,6 +77,15 @@ describe.each(DB_KINDS)('card updates on %s', (kind) => {
     expect(await events(key)).toEqual(['order.card_update_needed', 'order.card_updated', 'order.completed']);
     const completed = (await db().select().from(webhookEvents).where(eq(webhookEvents.orderSessionKey, key))).find((e) => e.type === 'order.completed')!;
     expect((completed.payload as { EventData: Record<string, unknown> }).EventData).toMatchObject({ recoveredBy: 'merchant_update' });
+    // The report gives the recovered amount per cause (the console, `rescued report` and the API share it).
+    const report = await recoveryReport(db(), { merchantId: f.a.merchantId, now: clock.now() });
+    const amount = (await row(key)).amount;
+    expect(report.byRecoveryCause.find((c) => c.cause === 'merchant_update')).toEqual({ cause: 'merchant_update', recovered: 1, amounts: [{ currency: 'USD', recovered: amount, refunded: 0 }] });
+    expect(report.byRecoveryCause.map((c) => c.cause)).toEqual(['retry', 'merchant_update', 'account_updater', 'other_card']);
+    expect(reportText(report)).toMatch(/recovered by:[\s\S]*merchant_update\s+1\s+\S+ USD/);
+    const reportApi = await f.get('/v1/reports/recovery');
+    expect(reportApi.statusCode, reportApi.body).toBe(200);
+    expect(reportApi.json().byRecoveryCause).toEqual(report.byRecoveryCause);
   });
 
   it('keeps today\'s behaviour for a merchant that turned the wait off', async () => {
