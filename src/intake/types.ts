@@ -8,7 +8,6 @@ import type { FieldError } from '../error-types.ts';
 import type { TestCard } from '../vault/test-cards.ts';
 import type { IntakeLimits } from './limits.ts';
 import type { MemoryBudget } from './budget.ts';
-import type { ApplyCardUpdate } from './updates.ts';
 
 export interface IntakeDeps {
   db: Db;
@@ -52,3 +51,9 @@ export interface CardResolver {
   /** Runs on the file's transaction `tx`; one result per method, in order. */
   resolve(tx: Tx, merchantId: string, methods: PaymentMethod[]): Promise<Array<{ token: string; testCard?: TestCard } | { errors: FieldError[] }>>;
 }
+
+/** The order a card-update file's entry names. */
+export type UpdateRef = { orderSessionKey: string } | { orderId: string };
+
+/** Applies one card update (src/orders/payment-method.ts, wired by the daemon); throws a RescuedError when refused. */
+export type ApplyCardUpdate = (merchantId: string, ref: UpdateRef, body: unknown) => Promise<{ orderSessionKey: string; status: string }>;

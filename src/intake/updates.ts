@@ -12,17 +12,13 @@ import { validateBatchHeader } from '../domain/index.ts';
 import { RescuedError, type FieldError } from '../errors.ts';
 import { AtomicFile } from '../atomic-file.ts';
 import { ackName } from './ack.ts';
-import type { IntakeDeps, IntakeFile } from './types.ts';
+import type { ApplyCardUpdate, IntakeDeps, IntakeFile, UpdateRef } from './types.ts';
 
 export const UPDATES_FILE = /\.updates\.json$/i;
 export const UPDATES_MAX_BYTES = 8 * 1024 * 1024;
 export const UPDATES_MAX_ENTRIES = 10_000;
 
-/** The order an update names. */
-export type UpdateRef = { orderSessionKey: string } | { orderId: string };
-
-/** Applies one update (src/orders/payment-method.ts, wired by the daemon); throws a RescuedError when refused. */
-export type ApplyCardUpdate = (merchantId: string, ref: UpdateRef, body: unknown) => Promise<{ orderSessionKey: string; status: string }>;
+export type { ApplyCardUpdate, UpdateRef } from './types.ts';
 
 interface EntryAnswer {
   position: number;

@@ -13,6 +13,10 @@ import { asMerchant, evaluateBody } from '../helpers/api.ts';
 import { startReceiver, type Received } from '../helpers/webhooks.ts';
 import { waitFor } from '../helpers/wait.ts';
 
+// The answers and event bodies are read as the JSON they are: field by field, checked by the expectations.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
 /** The x-fc check as a merchant would write it (DESIGN.md §2), not with the code under test. */
 function xfcVerifies(secret: string, r: Received): boolean {
   const h = r.headers as Record<string, string>;
@@ -49,7 +53,7 @@ describe.each(DB_KINDS)('an updated card end to end on %s', (kind) => {
       const [, base] = await daemon.waitFor(/"stage":"http","address":"(http:\/\/[^"]+)"/);
       const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
         const res = await fetch(`${base}${path}`, { method, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body ? { body: JSON.stringify(body) } : {}) });
-        return { status: res.status, json: (await res.json()) as Record<string, any> };
+        return { status: res.status, json: (await res.json()) as Json };
       };
       const token = await call('POST', '/oauth2/token', { appKey: creds.clientId, appSecret: creds.clientSecret });
       const auth = { authorization: `Bearer ${token.json.access_token as string}` };
@@ -64,7 +68,7 @@ describe.each(DB_KINDS)('an updated card end to end on %s', (kind) => {
       expect(mit.json.status).toBe('SUBMITTED');
       const key = mit.json.orderSessionKey as string;
 
-      const events = () => receiver!.received.map((r) => ({ r, body: new Webhook(creds.webhookSecret!).verify(r.body, r.headers as Record<string, string>) as Record<string, any> }));
+      const events = () => receiver!.received.map((r) => ({ r, body: new Webhook(creds.webhookSecret!).verify(r.body, r.headers as Record<string, string>) as Json }));
       await waitFor(() => events().some((e) => e.body.OrderId === key && e.body.EventData.type === 'order.card_update_needed'), { what: 'order.card_update_needed delivered', timeoutMs: 60_000 });
       const needed = events().find((e) => e.body.EventData.type === 'order.card_update_needed')!;
       expect(xfcVerifies(creds.webhookSecret!, needed.r)).toBe(true);
