@@ -45,7 +45,7 @@ export function reportText(r: RecoveryReport): string {
     '',
     `attempts per day (UTC ${d.from} to ${d.to}): done ${n(sum('done'))} (approved ${n(sum('approved'))}), planned ${n(sum('planned'))}${d.plannedLater ? ` and ${n(d.plannedLater)} after ${d.to}` : ''}`,
     ...(busyDays.length ? table(['day', 'done', 'approved', 'declined', 'planned'], busyDays.map((x) => [x.day, n(x.done), n(x.approved), n(x.declined), n(x.planned)])) : []),
-    `queue: ${n(q.depth)} MIT orders (to plan ${n(q.toPlan)}, due now ${n(q.dueNow)}, scheduled ${n(q.scheduled)}, parked ${n(q.parked)}, in flight ${n(q.inFlight)}); ${n(q.awaitingChallenge)} awaiting a challenge${q.oldestDueAt ? `; oldest due since ${q.oldestDueAt}` : ''}`,
+    `queue: ${n(q.depth)} MIT orders (to plan ${n(q.toPlan)}, due now ${n(q.dueNow)}, scheduled ${n(q.scheduled)}, parked ${n(q.parked)}, awaiting an updated card ${n(q.awaitingCard)}, in flight ${n(q.inFlight)}); ${n(q.awaitingChallenge)} awaiting a challenge${q.oldestDueAt ? `; oldest due since ${q.oldestDueAt}` : ''}`,
     `webhooks: ${n(w.pending)} pending (${n(w.dueNow)} due now), ${n(w.delivering)} delivering, ${n(w.dead)} dead letters, ${n(w.disabledEndpoints)} disabled endpoints${w.oldestPendingAt ? `; oldest pending since ${w.oldestPendingAt}` : ''}`,
     r.batchesInProgress.length ? 'batches in progress:' : 'batches in progress: none',
     ...r.batchesInProgress.map((b) => `  ${b.fileName}  ${b.phase} ${Math.round(b.progress * 100)}%  accepted ${n(b.accepted)}, rejected ${n(b.rejected)}, final ${n(b.final)} (approved ${n(b.approved)}, expired ${n(b.expired)})  ${b.mid}  ${b.batchId}`),

@@ -45,11 +45,12 @@ export const DayRowSchema = Type.Object({
 });
 
 export const QueueSchema = Type.Object({
-  depth: Type.Integer({ minimum: 0, description: 'MIT orders the engine still works on: toPlan + dueNow + scheduled + parked + inFlight' }),
+  depth: Type.Integer({ minimum: 0, description: 'MIT orders the engine still works on: toPlan + dueNow + scheduled + parked + awaitingCard + inFlight' }),
   toPlan: Type.Integer({ minimum: 0, description: 'SUBMITTED: the first look is due' }),
   dueNow: Type.Integer({ minimum: 0, description: 'PENDING whose next attempt is due' }),
   scheduled: Type.Integer({ minimum: 0, description: 'PENDING whose next attempt is later' }),
   parked: Type.Integer({ minimum: 0, description: 'PENDING without a next attempt (an outcome to reconcile)' }),
+  awaitingCard: Type.Integer({ minimum: 0, description: 'PENDING waiting for an updated card (docs/engine.md "Card updates")' }),
   inFlight: Type.Integer({ minimum: 0, description: 'PROCESSING' }),
   awaitingChallenge: Type.Integer({ minimum: 0, description: 'CIT orders in CHALLENGE' }),
   oldestDueAt: Nullable(Type.String({ format: 'date-time' })),

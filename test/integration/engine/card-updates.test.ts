@@ -61,6 +61,7 @@ describe.each(DB_KINDS)('card updates on %s', (kind) => {
     // Waiting, the order is never claimed.
     clock.advance(DAY_MS);
     expect(await engine.runOnce()).toBe(0);
+    expect((await recoveryReport(db(), { merchantId: f.a.merchantId, now: clock.now() })).queue).toMatchObject({ awaitingCard: 1, parked: 0 });
 
     const newTok = await f.a.tokenOf(APPROVES);
     const updated = await f.post(`/v1/orders/${key}/payment-method`, { token: newTok });
