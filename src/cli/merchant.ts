@@ -1,7 +1,7 @@
 // `rescued merchant …`: onboarding and upkeep of merchants. Secrets are printed once, when
 // they are made (add, rotate-secret, rotate-tokenization-key), and never again: `show`
 // prints no secret.
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { keyGraceMs, type MerchantCredentials } from '../merchants/service.ts';
 import type { RevokedKey } from '../db/queries/rotate-tokenization-key.ts';
 import { readInput, withCore } from './context.ts';
@@ -98,6 +98,17 @@ export function merchantCommands(program: Command): void {
     .description('set the URL that receives the merchant\'s webhooks (https only in production)')
     .action((mid: string, url: string) =>
       withCore(program, async (core, print) => print(`webhook URL set: ${await core.merchants.setWebhook(mid, url)}`)),
+    );
+
+  merchant
+    .command('set-card-updates <mid> <setting>')
+    .description('whether the merchant\'s orders whose card must change (expired, lost or stolen, closed, invalid number, Mastercard MAC 01) wait for an updated card until their expiryDateUtc (on) or end EXPIRED at once (off); default: the configuration\'s engine.awaitUpdatedCard. The engine reads it within a minute')
+    .action((mid: string, setting: string) =>
+      withCore(program, async (core, print) => {
+        if (setting !== 'on' && setting !== 'off' && setting !== 'default') throw new InvalidArgumentError('setting must be on, off or default');
+        await core.merchants.setCardUpdates(mid, setting);
+        print(`card updates: ${setting}`);
+      }),
     );
 
   merchant

@@ -16,6 +16,12 @@ export const merchants = pgTable('merchants', {
   mid: uuid('mid').notNull().unique(),
   name: text('name').notNull(),
   status: text('status', { enum: MERCHANT_STATUSES }).notNull().default('active'),
+  /**
+   * Whether an MIT whose decline means the card must change waits for an updated card until its
+   * deadline (true) or ends EXPIRED at once (false); null: the configuration's
+   * engine.awaitUpdatedCard (docs/engine.md "Card updates").
+   */
+  awaitUpdatedCard: boolean('await_updated_card'),
   createdAt: createdAt(),
   disabledAt: timestamp('disabled_at', { withTimezone: true }),
 });
@@ -306,6 +312,19 @@ export const orders = pgTable(
     /** The processor's reference of the approving attempt. */
     confirmationId: text('confirmation_id'),
     refundedAmount: integer('refunded_amount').notNull().default(0),
+    /**
+     * Card updates (docs/engine.md "Card updates"). `credential`: the key the order is charged
+     * and counted under now, when it is no longer `card_token` (a merchant's new vault token, or
+     * a gateway-updated credential `<token>~au:<…>`); attempts carry it in their card_token, so
+     * the networks' counters of the new credential start on their own. `card_updates`: every
+     * update, oldest first (src/engine/card-update.ts). `awaiting_card`: the decline that made
+     * the order wait for an updated card, kept after the wait ends. `recovered_by`: what
+     * recovered an APPROVED order (retry, merchant_update, account_updater, other_card).
+     */
+    credential: text('credential'),
+    cardUpdates: json('card_updates'),
+    awaitingCard: json('awaiting_card'),
+    recoveredBy: text('recovered_by'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),

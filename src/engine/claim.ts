@@ -14,7 +14,9 @@ import { lockOrders, moveOrders, type GuardedMove } from '../db/queries/record-a
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
 import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord } from './history.ts';
 import type { AttemptRecord } from './plan-types.ts';
-import { learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
+import { awaitsFor, learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
+import { FRESH_CARD, updatedSinceLastAttempt } from './card-update.ts';
+import { chargeBrand, chargeKey } from '../domain/card-updates.ts';
 import { capsAllowAttempt } from './planner.ts';
 import { cardLevelStop } from './caps.ts';
 import { normaliseBrand } from '../declines/brands.ts';
@@ -29,6 +31,8 @@ export interface ClaimCtx extends LifecycleCtx {
 }
 
 const cardOf = (x: { merchantId: string; cardToken: string }) => `${x.merchantId}\u0000${x.cardToken}`;
+/** An order's card as its windows count it: the credential it is charged under now. */
+const chargedCard = (o: Claimed['order']) => ({ merchantId: o.merchantId, cardToken: chargeKey(o) });
 
 /**
  * How long an order waits when another attempt on its card is in flight. One attempt per card
@@ -46,7 +50,7 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
   if (fresh.length === 0) return claimed;
   const byCard = new Map<string, AttemptRow[]>();
   const since = new Date(now.getTime() - CARD_WINDOW_MS);
-  const [cardAttempts, cardOrders] = await Promise.all([attemptsOfCards(ctx.db, fresh.map((c) => c.order), since), ordersOfCards(ctx.db, fresh.map((c) => c.order), since, fresh.map((c) => c.order.id))]);
+  const [cardAttempts, cardOrders] = await Promise.all([attemptsOfCards(ctx.db, fresh.map((c) => chargedCard(c.order)), since), ordersOfCards(ctx.db, fresh.map((c) => chargedCard(c.order)), since, fresh.map((c) => c.order.id))]);
   const declines = declinesByCard(cardOrders);
   for (const a of cardAttempts) {
     const key = cardOf(a);
@@ -66,8 +70,8 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
       continue;
     }
     const mine = order.get(c.attempt.id)!;
-    const card = (byCard.get(cardOf(c.order)) ?? []).filter((a) => !dropped.has(a.id) && (order.get(a.id) ?? -1) < mine);
-    if (!allowed(ctx, c, [...card.map(toRecord), ...cardDeclines(declines, c.order, since.getTime())], now)) {
+    const card = (byCard.get(cardOf(chargedCard(c.order))) ?? []).filter((a) => !dropped.has(a.id) && (order.get(a.id) ?? -1) < mine);
+    if (!allowed(ctx, c, [...card.map(toRecord), ...cardDeclines(declines, chargedCard(c.order), since.getTime())], now)) {
       dropped.add(c.attempt.id);
     } else if (card.some((a) => a.status === 'in_flight' && a.startedAt.getTime() > leaseStart)) {
       // In flight within a lease: this claim's own, or another instance's still being answered.
@@ -83,8 +87,9 @@ function allowed(ctx: ClaimCtx, c: Claimed, card: AttemptRecord[], now: Date): b
   const deadline = (c.order.expiresAt?.getTime() ?? 0) - ctx.rules.timing.expiryMarginMs;
   if (now.getTime() >= deadline) return false;
   // A stop another order of the card earned since this one was planned (its re-plan says why).
-  if (cardLevelStop(normaliseBrand(c.order.cardBrand), card, ctx.rules, now.getTime())) return false;
-  return capsAllowAttempt({ cardBrand: c.order.cardBrand, cardAttempts: card, rules: ctx.rules, now });
+  const brand = chargeBrand(c.order);
+  if (cardLevelStop(normaliseBrand(brand), card, ctx.rules, now.getTime())) return false;
+  return capsAllowAttempt({ cardBrand: brand, cardAttempts: card, rules: ctx.rules, now });
 }
 
 /**
@@ -108,11 +113,13 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: Readon
     for (const cur of orders) {
       const h = histories.get(cur.id)!;
       const last = h.attempts.at(-1);
-      const decline = last?.responseCode
-        ? processorDecline(cur, ctx.processorName, last.responseCode, last.adviceCode ?? undefined, ctx.rules, now)
-        : originalDecline(cur, ctx.rules, cur.createdAt);
+      const decline = updatedSinceLastAttempt(cur, h.attempts.length)
+        ? FRESH_CARD
+        : last?.responseCode
+          ? processorDecline(cur, ctx.processorName, last.responseCode, last.adviceCode ?? undefined, ctx.rules, now)
+          : originalDecline(cur, ctx.rules, cur.createdAt);
       const p = planOrder(cur, decline, h, ctx.rules, now, await ctx.models(tx, cur.merchantId), await learnedFor(ctx, tx, cur));
-      const m = planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount);
+      const m = planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount, decline, await awaitsFor(ctx, tx, cur));
       moves.push({ id: cur.id, from: 'PROCESSING', owner: ctx.owner, ...m.move });
       if (m.event) events.push(m.event);
     }

@@ -7,6 +7,7 @@ import { createMerchant } from '../db/queries/create-merchant.ts';
 import { findMerchantByMid, merchantDetails, type MerchantRow } from '../db/queries/find-merchant.ts';
 import { addSftpCidr, addSftpKey, disableMerchant, replaceApiClient, rotateWebhookSecret, setWebhookUrl } from '../db/queries/update-merchant.ts';
 import { listMerchants } from '../db/queries/list-merchants.ts';
+import { setAwaitUpdatedCard } from '../db/queries/card-update-setting.ts';
 import { rotateTokenizationKey, type RevokedKey } from '../db/queries/rotate-tokenization-key.ts';
 import { digest, newClientId, newSecret, newWebhookSecret } from '../auth/secrets.ts';
 import { seal, webhookSecretAad, type KeyRing } from '../vault/cipher.ts';
@@ -116,6 +117,12 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     async allowIp(mid: string, cidrText: string) {
       const cidr = normaliseCidr(cidrText);
       return { cidr, added: await addSftpCidr(db, (await byMid(mid)).id, cidr) };
+    },
+
+    /** on/off: the merchant's own card-update setting; default: the configuration's engine.awaitUpdatedCard. */
+    async setCardUpdates(mid: string, value: 'on' | 'off' | 'default'): Promise<void> {
+      const m = await byMid(mid);
+      await setAwaitUpdatedCard(db, m.id, value === 'default' ? null : value === 'on');
     },
 
     async setWebhook(mid: string, urlText: string): Promise<string> {

@@ -13,6 +13,11 @@ export interface OrderMove {
   attemptCount?: number;
   confirmationId?: string | null;
   finishedAt?: Date | null;
+  /** Card updates (src/domain/card-updates.ts): the credential charged now, every update, the wait's decline, what recovered it. */
+  credential?: string | null;
+  cardUpdates?: unknown;
+  awaitingCard?: unknown;
+  recoveredBy?: string | null;
 }
 
 /** Applies the move and drops any lease: a moved order is no longer held by anyone. */

@@ -189,7 +189,9 @@ describe.each(DB_KINDS)('engine runtime on %s', (kind) => {
       { card: card('4000008260000000'), token, merchantId: f.merchantId, createdAt: T0, expiresAt: new Date(T0.getTime() + 3 * 86_400_000) },
       { card: card('4242424242424242'), token: await f.tokenOf('4242424242424242'), merchantId: f.merchantId, createdAt: T0, expiresAt: EXPIRY, declineCode: '04' },
     ]);
-    const engine = createEngine({ db: f.db, processor: createSandboxProcessor({ db: f.db, vault: f.vault, clock }), clock, log: silentLog, config: config(), testMode: true });
+    // Card updates off: a pickup-card decline ends the order at once, as before them (with
+    // them on, it would wait for an updated card: test/integration/engine/card-updates.test.ts).
+    const engine = createEngine({ db: f.db, processor: createSandboxProcessor({ db: f.db, vault: f.vault, clock }), clock, log: silentLog, config: config({ awaitUpdatedCard: 'off' }), testMode: true });
     expect(await engine.runOnce()).toBe(0);
     const [a] = await f.db.select().from(orders).where(eq(orders.id, soft!));
     // No outcomes learned yet: the static model's slot, said to be the prior's.
