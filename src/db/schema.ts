@@ -325,6 +325,18 @@ export const orders = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /**
+     * The cards this order ended on before moving to the payer's next card (the cascade,
+     * src/engine/cascade.ts): `[{token, last4, reason, at}]`, oldest first; null: none. None of
+     * them is charged again for this order.
+     */
+    endedCards: json('ended_cards'),
+    /**
+     * The card the merchant's own decline was on, once the order moved to another card (null
+     * before): the original decline and the merchant's earlier attempts count in that card's
+     * network windows, not the new card's (src/db/queries/card-histories.ts).
+     */
+    originalCardToken: text('original_card_token'),
   },
   (t) => [
     uniqueIndex('orders_merchant_order_id_uq').on(t.merchantId, t.orderId),
@@ -338,6 +350,8 @@ export const orders = pgTable(
     // The card's windows read every order of a card at a merchant in the last 30 days (each
     // one's original decline and earlier attempts count), as attempts_card_idx serves attempts.
     index('orders_card_idx').on(t.merchantId, t.cardToken, t.createdAt),
+    // The orders that moved off a card still count their original decline on it (rare: a partial index).
+    index('orders_original_card_idx').on(t.merchantId, t.originalCardToken, t.createdAt).where(sql`original_card_token is not null`),
     // The engine's claim and the sweeps read only these partial indexes, so their cost does
     // not grow with the number of orders that are final or not due.
     index('orders_due_idx').on(t.nextAttemptAt).where(sql`status in ('SUBMITTED', 'PENDING')`),

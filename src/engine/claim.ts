@@ -15,6 +15,7 @@ import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts'
 import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord } from './history.ts';
 import type { AttemptRecord } from './plan-types.ts';
 import { learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
+import { cascade, optIns } from './cascade.ts';
 import { capsAllowAttempt } from './planner.ts';
 import { cardLevelStop } from './caps.ts';
 import { normaliseBrand } from '../declines/brands.ts';
@@ -84,6 +85,7 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date): Promise<voi
     const histories = await replanHistories(tx, orders, now);
     const moves: GuardedMove[] = [];
     const events: OrderEventInput[] = [];
+    const optedIn = optIns(tx);
     for (const cur of orders) {
       const h = histories.get(cur.id)!;
       const last = h.attempts.at(-1);
@@ -91,7 +93,8 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date): Promise<voi
         ? processorDecline(cur, ctx.processorName, last.responseCode, last.adviceCode ?? undefined, ctx.rules, now)
         : originalDecline(cur, ctx.rules, cur.createdAt);
       const p = planOrder(cur, decline, h, ctx.rules, now, await ctx.models(tx, cur.merchantId), await learnedFor(ctx, tx, cur));
-      const m = planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount);
+      // A card that may no longer be charged may hand the order to the payer's next card (cascade.ts).
+      const m = (await cascade(tx, optedIn, cur, 'PROCESSING', p, decline, now, cur.attemptCount)) ?? planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount);
       moves.push({ id: cur.id, from: 'PROCESSING', owner: ctx.owner, ...m.move });
       if (m.event) events.push(m.event);
     }

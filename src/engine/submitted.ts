@@ -10,6 +10,7 @@ import { moveOrders, type GuardedMove } from '../db/queries/record-attempts.ts';
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
 import { learnedFor, originalDecline, planMove, planOrder, type LifecycleCtx } from './lifecycle.ts';
 import { replanHistories } from './recorder.ts';
+import { cascade, optIns } from './cascade.ts';
 
 export interface SubmittedCtx extends LifecycleCtx {
   db: Db;
@@ -24,9 +25,12 @@ export async function planSubmitted(ctx: SubmittedCtx, limit: number): Promise<n
     const histories = await replanHistories(tx, orders, now);
     const moves: GuardedMove[] = [];
     const events: OrderEventInput[] = [];
+    const optedIn = optIns(tx);
     for (const o of orders) {
-      const p = planOrder(o, originalDecline(o, ctx.rules, o.createdAt), histories.get(o.id)!, ctx.rules, now, await ctx.models(tx, o.merchantId), await learnedFor(ctx, tx, o));
-      const m = planMove(ctx, o, 'SUBMITTED', p, now, o.attemptCount);
+      const decline = originalDecline(o, ctx.rules, o.createdAt);
+      const p = planOrder(o, decline, histories.get(o.id)!, ctx.rules, now, await ctx.models(tx, o.merchantId), await learnedFor(ctx, tx, o));
+      // A card that ends at once may hand the order to the payer's next card (cascade.ts).
+      const m = (await cascade(tx, optedIn, o, 'SUBMITTED', p, decline, now, o.attemptCount)) ?? planMove(ctx, o, 'SUBMITTED', p, now, o.attemptCount);
       moves.push({ id: o.id, from: 'SUBMITTED', ...m.move });
       if (m.event) events.push(m.event);
     }

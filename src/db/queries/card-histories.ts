@@ -80,7 +80,8 @@ export interface CardOrderRow {
 export const MAX_CARD_ORDERS = 200;
 
 const CARD_ORDER_COLUMNS = sql.raw(
-  'o.id, o.merchant_id, o.card_token, o.kind, o.card_brand, o.created_at, o.declined_at, o.decline_code, o.decline_source, o.decline_advice, o.prior_attempts',
+  // The card of the order's original decline: the one it moved off, if it did (orders.original_card_token).
+  'o.id, o.merchant_id, coalesce(o.original_card_token, o.card_token) as card_token, o.kind, o.card_brand, o.created_at, o.declined_at, o.decline_code, o.decline_source, o.decline_advice, o.prior_attempts',
 );
 
 /**
@@ -98,8 +99,11 @@ export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, order
     sql`select ${CARD_ORDER_COLUMNS}
       from json_to_recordset(${JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })))}::json) as k(m uuid, t text)
       cross join lateral (
-        select * from orders x where x.merchant_id = k.m and x.card_token = k.t and x.created_at >= ${since.toISOString()}::timestamptz
-        order by x.created_at desc limit ${MAX_CARD_ORDERS}
+        (select * from orders x where x.merchant_id = k.m and x.card_token = k.t and x.original_card_token is null and x.created_at >= ${since.toISOString()}::timestamptz
+        order by x.created_at desc limit ${MAX_CARD_ORDERS})
+        union all
+        (select * from orders x where x.merchant_id = k.m and x.original_card_token = k.t and x.created_at >= ${since.toISOString()}::timestamptz
+        order by x.created_at desc limit ${MAX_CARD_ORDERS})
       ) o
     union all
     select ${CARD_ORDER_COLUMNS} from orders o where o.id in ${uuidList(orderIds)} and o.created_at >= ${since.toISOString()}::timestamptz`,

@@ -13,6 +13,17 @@ export interface OrderMove {
   attemptCount?: number;
   confirmationId?: string | null;
   finishedAt?: Date | null;
+  /**
+   * The cascade's card switch (src/engine/cascade.ts): the order's card becomes the payer's
+   * next card; `endedCards` is the whole new list, `originalCardToken` the card of the
+   * merchant's decline.
+   */
+  cardToken?: string;
+  cardBin?: string | null;
+  cardLast4?: string | null;
+  cardBrand?: string | null;
+  endedCards?: unknown;
+  originalCardToken?: string | null;
 }
 
 /** Applies the move and drops any lease: a moved order is no longer held by anyone. */

@@ -52,6 +52,13 @@ const FIELDS: Array<[keyof OrderMove, string, string]> = [
   ['attemptCount', 'attempt_count', 'integer'],
   ['confirmationId', 'confirmation_id', 'text'],
   ['finishedAt', 'finished_at', 'timestamptz'],
+  // The cascade's card switch (OrderMove).
+  ['cardToken', 'card_token', 'text'],
+  ['cardBin', 'card_bin', 'text'],
+  ['cardLast4', 'card_last4', 'text'],
+  ['cardBrand', 'card_brand', 'text'],
+  ['endedCards', 'ended_cards', 'json'],
+  ['originalCardToken', 'original_card_token', 'text'],
 ];
 
 // A field absent from a move keeps its value (a move sets only what it names, as moveOrder).
