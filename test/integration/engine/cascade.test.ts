@@ -86,6 +86,7 @@ describe.each(DB_KINDS)('cascade to the payer\'s other cards on %s', (kind) => {
     const view = await f.get(`/v1/orders/${id}`);
     expect(view.statusCode).toBe(200);
     expect(view.body).not.toContain('4111111111111111');
+    expect(view.json()).toMatchObject({ status: 'APPROVED', card: { last4: '1111' }, endedCards: [{ token: stolen, last4: '9979', reason: expect.stringMatching(/lost_or_stolen$/) }] });
   });
 
   it('a payer\'s card that fails on the way is not charged again, nor is the first one', async () => {
