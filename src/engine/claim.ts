@@ -31,6 +31,14 @@ export interface ClaimCtx extends LifecycleCtx {
 
 const cardOf = (x: { merchantId: string; cardToken: string }) => `${x.merchantId}\u0000${x.cardToken}`;
 
+/**
+ * How long an order waits when another attempt on its card is in flight. One attempt per card
+ * at a time: the answer to the first (a MAC 03/21, a MAC 24–30 delay, a category 1 code, the
+ * decline that fills a cap) decides whether the next may go at all, and two sent together
+ * cannot hear it. A gateway answers within seconds; a minute is a cheap second look.
+ */
+export const CARD_BUSY_MS = 60_000;
+
 /** Claims up to `limit` due orders and returns those whose attempt may go to the processor now. */
 export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claimed[]> {
   const now = ctx.clock.now();
@@ -50,6 +58,8 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
   // competing for one slot, the first goes.
   const order = new Map(fresh.map((c, i) => [c.attempt.id, i]));
   const dropped = new Set<string>();
+  const busy = new Set<string>();
+  const leaseStart = now.getTime() - ctx.leaseSeconds * 1000;
   const ready: Claimed[] = [];
   for (const c of claimed) {
     if (!c.fresh) {
@@ -58,10 +68,15 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
     }
     const mine = order.get(c.attempt.id)!;
     const card = (byCard.get(cardOf(c.order)) ?? []).filter((a) => !dropped.has(a.id) && (order.get(a.id) ?? -1) < mine);
-    if (allowed(ctx, c, [...card.map(toRecord), ...cardDeclines(declines, c.order, since.getTime())], now)) ready.push(c);
-    else dropped.add(c.attempt.id);
+    if (!allowed(ctx, c, [...card.map(toRecord), ...cardDeclines(declines, c.order, since.getTime())], now)) {
+      dropped.add(c.attempt.id);
+    } else if (card.some((a) => a.status === 'in_flight' && a.startedAt.getTime() > leaseStart)) {
+      // In flight within a lease: this claim's own, or another instance's still being answered.
+      dropped.add(c.attempt.id);
+      busy.add(c.attempt.id);
+    } else ready.push(c);
   }
-  await replan(ctx, claimed.filter((c) => dropped.has(c.attempt.id)), now);
+  await replan(ctx, claimed.filter((c) => dropped.has(c.attempt.id)), now, busy);
   return ready;
 }
 
@@ -73,17 +88,23 @@ function allowed(ctx: ClaimCtx, c: Claimed, card: AttemptRecord[], now: Date): b
   return capsAllowAttempt({ cardBrand: c.order.cardBrand, cardAttempts: card, rules: ctx.rules, now });
 }
 
-/** Drops the unsent attempts and plans each order again from its last decline, in one transaction. */
-async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date): Promise<void> {
+/**
+ * Drops the unsent attempts, in one transaction: an order whose card was busy (`busy`, by
+ * attempt id) keeps its plan and is due again CARD_BUSY_MS later (the claim then checks it
+ * against the card's answer); every other order is planned again from its last decline.
+ */
+async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: ReadonlySet<string>): Promise<void> {
   if (dropped.length === 0) return;
+  const later = new Date(now.getTime() + CARD_BUSY_MS);
+  const waits = (c: Claimed) => busy.has(c.attempt.id) && later.getTime() < (c.order.expiresAt?.getTime() ?? 0) - ctx.rules.timing.expiryMarginMs;
   await ctx.db.transaction(async (tx) => {
     const current = await lockOrders(tx, dropped.map((c) => c.order.id));
     // Still this claim's: not cancelled, nor taken by another instance after a lost lease.
     const mine = dropped.filter((c) => current.get(c.order.id)?.status === 'PROCESSING' && current.get(c.order.id)?.leaseOwner === ctx.owner);
     await dropUnsentAttempts(tx, mine.map((c) => c.attempt.id));
-    const orders = mine.map((c) => current.get(c.order.id)!);
+    const moves: GuardedMove[] = mine.filter(waits).map((c) => ({ id: c.order.id, from: 'PROCESSING', owner: ctx.owner, status: 'PENDING', nextAttemptAt: later }));
+    const orders = mine.filter((c) => !waits(c)).map((c) => current.get(c.order.id)!);
     const histories = await replanHistories(tx, orders, now);
-    const moves: GuardedMove[] = [];
     const events: OrderEventInput[] = [];
     const optedIn = optIns(tx);
     for (const cur of orders) {
