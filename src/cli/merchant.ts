@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { keyGraceMs, type MerchantCredentials } from '../merchants/service.ts';
 import type { RevokedKey } from '../db/queries/rotate-tokenization-key.ts';
 import { readInput, withCore } from './context.ts';
+import { RescuedError } from '../errors.ts';
 
 function credentialLines(c: MerchantCredentials): string {
   return [
@@ -27,6 +28,14 @@ function previousKeyLine(revoked: RevokedKey[], keptMs: number): string {
   // An earlier rotation's grace may end sooner: the latest end is the one to plan around.
   const last = new Date(Math.max(...revoked.map((k) => k.revokedAt.getTime())));
   return `${which}: still working until ${last.toISOString()}, then refused (within 5 s).`;
+}
+
+/** `on` / `off` (also true/false, yes/no) → boolean; anything else is refused. */
+function onOff(option: string, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['on', 'true', 'yes'].includes(v)) return true;
+  if (['off', 'false', 'no'].includes(v)) return false;
+  throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', `${option} takes on or off, not ${JSON.stringify(value)}.`);
 }
 
 export function merchantCommands(program: Command): void {
@@ -90,6 +99,20 @@ export function merchantCommands(program: Command): void {
       withCore(program, async (core, print) => {
         const res = await core.merchants.allowIp(mid, cidr);
         print(`${res.added ? 'allowed' : 'already allowed'}: ${res.cidr}`);
+      }),
+    );
+
+  merchant
+    .command('set <mid>')
+    .description('change the merchant\'s rescue options; prints them all as they now are')
+    .option('--cascade-other-cards <on|off>', 'an order whose card ends hard continues on the payer\'s other stored cards (default off)')
+    .option('--json', 'print JSON')
+    .action((mid: string, opts: { cascadeOtherCards?: string; json?: boolean }) =>
+      withCore(program, async (core, print) => {
+        const settings = { ...(opts.cascadeOtherCards !== undefined ? { cascadeOtherCards: onOff('--cascade-other-cards', opts.cascadeOtherCards) } : {}) };
+        const now = await core.merchants.setSettings(mid, settings);
+        core.log.info({ mid, component: 'cli', ...settings }, 'merchant settings changed');
+        print(opts.json ? now : `cascade to the payer's other cards: ${now.cascadeOtherCards ? 'on' : 'off'}`, opts.json);
       }),
     );
 

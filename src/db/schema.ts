@@ -24,6 +24,11 @@ export const merchants = pgTable('merchants', {
   awaitUpdatedCard: boolean('await_updated_card'),
   createdAt: createdAt(),
   disabledAt: timestamp('disabled_at', { withTimezone: true }),
+  /**
+   * Opt-in (`rescued merchant set <mid> --cascade-other-cards on`): an order whose card ends
+   * hard continues on the payer's other stored cards (docs/engine.md, "The payer's other cards").
+   */
+  cascadeOtherCards: boolean('cascade_other_cards').notNull().default(false),
 });
 
 export const sites = pgTable(
@@ -174,8 +179,19 @@ export const cards = pgTable(
      * card's details changed.
      */
     lastTokenizedAt: timestamp('last_tokenized_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The merchant's id of the payer the card was last tokenized for (tokenize's `payer.id`),
+     * and when: the payer's other cards, newest first, are what an order may cascade to
+     * (src/vault/payer-cards.ts). Null: no payer named.
+     */
+    payerId: text('payer_id'),
+    payerLinkedAt: timestamp('payer_linked_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('cards_merchant_fingerprint_uq').on(t.merchantId, t.fingerprint), index('cards_key_id_idx').on(t.keyId, t.id)],
+  (t) => [
+    uniqueIndex('cards_merchant_fingerprint_uq').on(t.merchantId, t.fingerprint),
+    index('cards_key_id_idx').on(t.keyId, t.id),
+    index('cards_payer_idx').on(t.merchantId, t.payerId, t.payerLinkedAt),
+  ],
 );
 
 /**
@@ -328,6 +344,12 @@ export const orders = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /**
+     * The cards this order ended on before moving to the payer's next card (the cascade,
+     * src/engine/cascade.ts): `[{token, last4, reason, at}]`, oldest first; null: none. None of
+     * them is charged again for this order.
+     */
+    endedCards: json('ended_cards'),
   },
   (t) => [
     uniqueIndex('orders_merchant_order_id_uq').on(t.merchantId, t.orderId),

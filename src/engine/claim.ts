@@ -17,6 +17,7 @@ import type { AttemptRecord } from './plan-types.ts';
 import { awaitsFor, learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
 import { FRESH_CARD, updatedSinceLastAttempt } from './card-update.ts';
 import { chargeBrand, chargeKey } from '../domain/card-updates.ts';
+import { cascade, optIns } from './cascade.ts';
 import { capsAllowAttempt } from './planner.ts';
 import { cardLevelStop } from './caps.ts';
 import { normaliseBrand } from '../declines/brands.ts';
@@ -110,6 +111,7 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: Readon
     const orders = mine.filter((c) => !waits(c)).map((c) => current.get(c.order.id)!);
     const histories = await replanHistories(tx, orders, now);
     const events: OrderEventInput[] = [];
+    const optedIn = optIns(tx);
     for (const cur of orders) {
       const h = histories.get(cur.id)!;
       const last = h.attempts.at(-1);
@@ -119,7 +121,8 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: Readon
           ? processorDecline(cur, ctx.processorName, last.responseCode, last.adviceCode ?? undefined, ctx.rules, now)
           : originalDecline(cur, ctx.rules, cur.createdAt);
       const p = planOrder(cur, decline, h, ctx.rules, now, await ctx.models(tx, cur.merchantId), await learnedFor(ctx, tx, cur));
-      const m = planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount, decline, await awaitsFor(ctx, tx, cur));
+      // A card that may no longer be charged may hand the order to the payer's next card (cascade.ts).
+      const m = (await cascade(tx, optedIn, cur, 'PROCESSING', p, decline, now, cur.attemptCount)) ?? planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount, decline, await awaitsFor(ctx, tx, cur));
       moves.push({ id: cur.id, from: 'PROCESSING', owner: ctx.owner, ...m.move });
       if (m.event) events.push(m.event);
     }

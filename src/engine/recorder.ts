@@ -20,6 +20,7 @@ import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts'
 import type { Classification } from '../declines/classify.ts';
 import { tableClassOf } from '../declines/classify.ts';
 import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord, type Histories } from './history.ts';
+import { cascade, optIns } from './cascade.ts';
 import { answerDecline, approveMove, awaitsFor, learnedFor, learnedOutcomes, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
 import { tryNewCard, updaterNews, withNews } from './card-update-moves.ts';
 import { needsNewCard } from '../declines/card-change.ts';
@@ -184,7 +185,9 @@ async function moveOf(ctx: RecorderCtx, tx: Tx | Db, item: Answered, d: Decided,
   // decline, or a card the merchant sent while this attempt was in flight.
   if ((updater?.switched && needsNewCard(d.decline!)) || chargeKey(cur) !== chargeKey(item.order)) return withNews(tryNewCard(now, attemptCount), updater);
   const plan = planOrder(cur, d.decline!, histories.get(d.cur.id)!, ctx.rules, now, await ctx.models(tx, cur.merchantId), await learnedFor(ctx, tx, cur));
-  return withNews(planMove(ctx, cur, 'PROCESSING', plan, now, attemptCount, d.decline, await awaitsFor(ctx, tx, cur)), updater);
+  // A card that may no longer be charged may hand the order to the payer's next card (cascade.ts).
+  const cascaded = await cascade(tx, optIns(tx), cur, 'PROCESSING', plan, d.decline!, now, attemptCount);
+  return withNews(cascaded ?? planMove(ctx, cur, 'PROCESSING', plan, now, attemptCount, d.decline, await awaitsFor(ctx, tx, cur)), updater);
 }
 
 /**

@@ -16,7 +16,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description: 'Declined-transaction rescue: evaluate (CIT real time, MIT asynchronous), transmit, outcome, orders, refund, cancel, tokenize. Every failure answers the one error body; see the README error table for the codes.',
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /oauth2/token.' } } },
-      tags: [{ name: 'orders' }, { name: 'model' }, { name: 'operations' }],
+      tags: [{ name: 'orders' }, { name: 'model' }, { name: 'vault' }, { name: 'operations' }],
       // The events a merchant's endpoint receives (OpenAPI 3.1 webhooks).
       webhooks: webhookDocs(),
     } as Record<string, unknown>,

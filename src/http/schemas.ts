@@ -73,6 +73,9 @@ export const OutcomeResponseSchema = Type.Object(orderSummaryProps);
 export const OrderDetailSchema = Type.Object({
   ...orderSummaryProps,
   card: Type.Object({ bin: Nullable(Type.String()), last4: Nullable(Type.String()), brand: Nullable(Type.String()) }),
+  endedCards: Type.Array(Type.Object({ token: Type.String(), last4: Nullable(Type.String()), reason: Nullable(Type.String()), at: Nullable(DateTime) }), {
+    description: "The cards the order moved off to the payer's next card (the cascade), oldest first: none of them is charged again. `card` is the one it is on now (or was approved on).",
+  }),
   batchId: Nullable(Type.String()),
   sequenceNumber: Nullable(Type.Integer()),
   nextAttempt: Nullable(Type.Object({

@@ -85,6 +85,8 @@ export function orderDetail(o: OrderRow, attempts: AttemptWithAccount[]) {
   return {
     ...orderSummary(o),
     card: { bin: o.cardBin, last4: o.cardLast4, brand: o.cardBrand },
+    // The cards the order left for the payer's next one (the cascade), oldest first: never charged again.
+    endedCards: endedCardsView(o.endedCards),
     batchId: o.batchId,
     sequenceNumber: o.sequenceNumber,
     nextAttempt: nextAttemptView(o),
@@ -92,4 +94,12 @@ export function orderDetail(o: OrderRow, attempts: AttemptWithAccount[]) {
     cardUpdates: cardUpdatesView(o),
     attemptHistory: attempts.map((a) => attemptView(a, o)),
   };
+}
+
+/** orders.ended_cards as the merchant sees it: token (its own), last four, why and when. */
+function endedCardsView(v: unknown): Array<{ token: string; last4: string | null; reason: string | null; at: string | null }> {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((e: { token?: unknown; last4?: unknown; reason?: unknown; at?: unknown }) =>
+    typeof e?.token === 'string' ? [{ token: e.token, last4: typeof e.last4 === 'string' ? e.last4 : null, reason: typeof e.reason === 'string' ? e.reason : null, at: typeof e.at === 'string' ? e.at : null }] : [],
+  );
 }

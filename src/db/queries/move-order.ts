@@ -18,6 +18,8 @@ export interface OrderMove {
   cardUpdates?: unknown;
   awaitingCard?: unknown;
   recoveredBy?: string | null;
+  /** The cards the order moved off to the payer's next card (src/engine/cascade.ts): the whole new list. */
+  endedCards?: unknown;
 }
 
 /** Applies the move and drops any lease: a moved order is no longer held by anyone. */

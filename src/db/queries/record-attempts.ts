@@ -62,6 +62,7 @@ const FIELDS: Array<[keyof OrderMove, string, string]> = [
   ['cardUpdates', 'card_updates', 'json'],
   ['awaitingCard', 'awaiting_card', 'json'],
   ['recoveredBy', 'recovered_by', 'text'],
+  ['endedCards', 'ended_cards', 'json'],
 ];
 
 const valueOf = (key: string, type: string) => (type === 'json' ? `nullif((m->'${key}')::text, 'null')::json` : `(m->>'${key}')::${type}`);
