@@ -368,6 +368,11 @@ export const orders = pgTable(
     index('orders_due_idx').on(t.nextAttemptAt).where(sql`status in ('SUBMITTED', 'PENDING')`),
     index('orders_lease_idx').on(t.leaseExpiresAt).where(sql`status = 'PROCESSING'`),
     index('orders_open_expiry_idx').on(t.expiresAt).where(sql`status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE')`),
+    // "Is any order of this batch still open?", asked after answers at most once a second to
+    // write the results file right after the batch's last order (src/engine/batch-finish.ts):
+    // one probe here, where orders_batch_sequence_idx walked the batch's final orders, most
+    // of a million-order batch near its end.
+    index('orders_open_batch_idx').on(t.batchId).where(sql`batch_id is not null and status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE')`),
     // The purge (src/retention/): the vault rule asks whether an open or recent order still
     // needs a card (orders_card_idx above), and the order class walks final orders oldest
     // first; neither scans the table.

@@ -23,7 +23,8 @@ import { outcomeCounter } from './learning/counter.ts';
 import { recordGroup, type RecorderCtx } from './recorder.ts';
 import { planSubmitted, type SubmittedCtx } from './submitted.ts';
 import { resolveRules, type Rules } from './rules.ts';
-import { sweepOnce, type SweepCtx, type SweepReport } from './sweeps.ts';
+import { finishBatchesNow, sweepOnce, type SweepCtx, type SweepReport } from './sweeps.ts';
+import { createBatchFinisher } from './batch-finish.ts';
 import { runAttempt, type AttemptOutcome, type WorkerCtx } from './worker.ts';
 
 export type EngineConfig = ResolvedConfig['engine'] & Pick<ResolvedConfig['processor'], 'concurrency' | 'ratePerSecond'> & Partial<Pick<ResolvedConfig['processor'], 'reconcileAfterMs' | 'reconcileTimeoutMs' | 'timeoutMs'>>;
@@ -60,6 +61,9 @@ const ERROR_RETRY_MS = 60_000;
 const PRUNE_EVERY_MS = 3_600_000;
 /** Learned-timing outcomes are written at most this often while running (and after runOnce, and at stop). */
 const COUNT_EVERY_MS = 1000;
+// Looks for finished batches after answers at most this often: one short query a second while
+// attempts flow, and a results file at most about a second after a batch's last order is final.
+const BATCH_LOOK_MIN_INTERVAL_MS = 1000;
 /** Answers recorded per transaction at most. */
 const RECORD_GROUP_MAX = 100;
 
@@ -107,13 +111,23 @@ export function createEngine(deps: EngineDeps): Engine {
   const submitted: SubmittedCtx = { ...lifecycle, db, clock };
   const claiming: ClaimCtx = { ...lifecycle, db, clock, processorName: processor.name, owner, leaseSeconds: config.leaseSeconds };
   const sweeps: SweepCtx = { db, clock, log, testMode, processorCallRetentionDays: config.processorCallRetentionDays, outboundFor: deps.outboundFor, processor };
+  // A batch's results file once its last order is final, not at the next sweep.
+  const finisher = createBatchFinisher({ finish: () => finishBatchesNow(sweeps), log, minIntervalMs: BATCH_LOOK_MIN_INTERVAL_MS });
   const queue = new PQueue({ concurrency: config.concurrency, intervalCap: config.ratePerSecond, interval: 1000 });
   const depth = () => queueDepth.set(queue.size + queue.pending);
   queue.on('add', depth);
   queue.on('next', depth);
 
   async function planAllSubmitted(): Promise<void> {
-    while ((await planSubmitted(submitted, config.claimBatchSize)) === config.claimBatchSize);
+    while (await planSome());
+  }
+
+  /** One group of SUBMITTED orders planned; true when the group was full (more may wait). */
+  async function planSome(): Promise<boolean> {
+    const planned = await planSubmitted(submitted, config.claimBatchSize);
+    // Planning ends some orders at once (a hard original decline): a batch may be all final now.
+    if (running && planned > 0 && deps.outboundFor) finisher.touch();
+    return planned === config.claimBatchSize;
   }
 
   const claim = (limit: number) => claimAttempts(claiming, limit);
@@ -128,6 +142,9 @@ export function createEngine(deps: EngineDeps): Engine {
     });
     active.add(run);
     void run.finally(() => active.delete(run));
+    // An answer recorded (approved, declined, voided) may have made the batch's last order final.
+    // Only once started: runOnce's caller runs the sweeps itself, when it chooses.
+    if (running && c.order.batchId && deps.outboundFor) void run.then((o) => o !== 'skipped' && o !== 'error' && o !== 'unknown' && finisher.touch());
     return run;
   }
 
@@ -148,7 +165,10 @@ export function createEngine(deps: EngineDeps): Engine {
 
   /** One polling round; true when it found a full batch (poll again at once). */
   async function cycle(): Promise<boolean> {
-    await planAllSubmitted();
+    // One group planned per round, then a claim: while a large file's orders are being planned
+    // (100,000 took 66 s on a loaded 2-core machine before the first claim, docs/performance.md
+    // "End to end"), due orders, its own first ones and other merchants', are attempted.
+    const morePlanning = await planSome();
     // Claim no more than the queue can start soon: a lease must not run out while queued.
     const room = Math.min(config.claimBatchSize, config.concurrency * 2 - active.size);
     if (room <= 0) {
@@ -157,7 +177,7 @@ export function createEngine(deps: EngineDeps): Engine {
     }
     const claimed = await claim(room);
     for (const o of claimed) void attempt(o);
-    return claimed.length === room;
+    return morePlanning || claimed.length === room;
   }
 
   async function poll(): Promise<void> {
@@ -214,6 +234,8 @@ export function createEngine(deps: EngineDeps): Engine {
       await loop;
       await queue.onIdle();
       await Promise.all(active);
+      // Stopped: answers during the drain do not look (the next start's sweep writes their files).
+      await finisher.stop();
       clearInterval(counting);
       await counter?.flush();
       log.info({ owner }, 'engine stopped');

@@ -77,23 +77,34 @@ export async function reclaimLost(ctx: SweepCtx): Promise<number> {
 
 /** Writes the results file of every batch whose orders are all final, and marks it written. */
 export async function finishBatches(ctx: SweepCtx): Promise<number> {
+  return (await finishBatchesNow(ctx)) ?? 0;
+}
+
+/**
+ * finishBatches, saying when it did not look: undefined when another instance holds the batch
+ * sweep's lock (batch-finish.ts then looks again, since that instance may have missed a batch
+ * whose last order this one has just committed).
+ */
+export async function finishBatchesNow(ctx: SweepCtx): Promise<number | undefined> {
   const outboundFor = ctx.outboundFor;
   if (!outboundFor) return 0;
-  return locked(ctx, LOCKS.batches, 0, async (tx) => {
-    let done = 0;
-    for (const b of await findFinishedBatches(tx, 50)) {
-      if (!b.username) {
-        ctx.log.warn({ batchId: b.id }, 'batch of a merchant without an SFTP user: no results file');
-        continue;
-      }
-      const now = ctx.clock.now();
-      const written = await writeResultsFile(tx, outboundFor(b.username), b, now);
-      await markResultsWritten(tx, b.id, now);
-      ctx.log.info({ batchId: b.id, merchantId: b.merchantId, file: b.fileName, records: written.records, counts: written.counts }, 'results file written');
-      done++;
+  return ctx.db.transaction(async (tx) => ((await tryAdvisoryXactLock(tx, LOCKS.batches)) ? writeFinished(ctx, tx, outboundFor) : undefined));
+}
+
+async function writeFinished(ctx: SweepCtx, tx: Parameters<Parameters<Db['transaction']>[0]>[0], outboundFor: (username: string) => string): Promise<number> {
+  let done = 0;
+  for (const b of await findFinishedBatches(tx, 50)) {
+    if (!b.username) {
+      ctx.log.warn({ batchId: b.id }, 'batch of a merchant without an SFTP user: no results file');
+      continue;
     }
-    return done;
-  });
+    const now = ctx.clock.now();
+    const written = await writeResultsFile(tx, outboundFor(b.username), b, now);
+    await markResultsWritten(tx, b.id, now);
+    ctx.log.info({ batchId: b.id, merchantId: b.merchantId, file: b.fileName, records: written.records, counts: written.counts }, 'results file written');
+    done++;
+  }
+  return done;
 }
 
 /** Expired idempotency records and old sandbox answers, STEP of each per transaction. */

@@ -38,6 +38,8 @@ export interface Supervised {
   /** Exits nobody asked for (each followed by a restart). */
   unexpectedExits(): number;
   tail(): string;
+  /** The running daemon's process id (undefined while it is down). */
+  pid(): number | undefined;
 }
 
 let logFile: string | undefined;
@@ -108,5 +110,6 @@ export function supervise(env: NodeJS.ProcessEnv, httpPort: number, timeoutMs: n
     stop: () => exitOf(child, 'SIGTERM'),
     unexpectedExits: () => unexpected,
     tail: () => out.slice(-8000),
+    pid: () => child?.pid,
   };
 }

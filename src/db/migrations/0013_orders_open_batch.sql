@@ -1,0 +1,1 @@
+CREATE INDEX "orders_open_batch_idx" ON "orders" USING btree ("batch_id") WHERE batch_id is not null and status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE');
