@@ -9,9 +9,8 @@
 // budget, shared with the daemon's thread (budget.ts), still bounds what the file holds.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { BatchEntry } from '../domain/index.ts';
-import { orderRecord } from '../db/queries/insert-orders.ts';
-import { copyLines } from '../db/queries/copy-orders.ts';
-import { carriesFullNumber } from '../vault/service.ts';
+import { copyLines, orderRecord } from '../db/queries/copy-orders.ts';
+import { carriesFullNumber } from '../vault/full-number.ts';
 import { orderRow, type EntryContext } from './entries.ts';
 import { BatchReader, type EntryItem } from './reader.ts';
 import { FileBudget } from './budget.ts';

@@ -36,6 +36,8 @@ export class WorkerRead {
   private closed = false;
   /** The read ended with an error (the worker reads no further). */
   private stopped = false;
+  /** The worker's last message was taken: the file is read to its end. */
+  private ended = false;
 
   constructor(path: string, name: string, limits: IntakeLimits, fileBytes: number, budget: FileBudget) {
     this.budget = budget;
@@ -62,7 +64,7 @@ export class WorkerRead {
 
   /** The next chunk, or undefined once the whole file is read; throws what stopped the read. */
   async nextChunk(): Promise<ChunkMessage | undefined> {
-    if (this.done) return undefined;
+    if (this.ended) return undefined;
     const m = await this.receive();
     if (m.type === 'chunk') {
       this.entryCount = m.entryCount;
@@ -76,7 +78,7 @@ export class WorkerRead {
 
   /** Reads the rest of the file without handing anything over (its structure is still checked). */
   async drain(): Promise<void> {
-    if (this.done || this.stopped) return;
+    if (this.ended || this.stopped) return;
     this.send({ type: 'drain' });
     while ((await this.receive()).type !== 'end');
   }
@@ -130,6 +132,7 @@ export class WorkerRead {
     for (;;) {
       const m = this.inbox.shift();
       if (m?.type === 'error') throw fromWire(m.error);
+      if (m?.type === 'end') this.ended = true;
       if (m) return m;
       if (this.failure) throw this.failure;
       await new Promise<void>((resolve) => (this.wake = resolve));
