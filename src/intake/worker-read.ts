@@ -17,7 +17,7 @@ const WORKER = new URL('./parse-worker.ts', import.meta.url);
  * generation collects them for less. Its old generation is capped: a file that would take
  * more ends the worker, not the daemon.
  */
-const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 512 };
+const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 512 };
 
 export class WorkerRead {
   header: Record<string, unknown> = {};
