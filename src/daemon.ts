@@ -20,6 +20,8 @@ import { startEngineStage } from './engine/stage.ts';
 import { startSftp, type SftpStage } from './sftp/server.ts';
 import { createTokenizationKeyAuthenticator } from './auth/tokenization-key.ts';
 import { createIntakeStage } from './intake/stage.ts';
+import type { ApplyCardUpdate } from './intake/updates.ts';
+import { attachPaymentMethod } from './orders/payment-method.ts';
 import { userDirs } from './sftp/paths.ts';
 import { startWebhooksStage } from './webhooks/stage.ts';
 import { startAdminStage } from './admin/server.ts';
@@ -139,7 +141,12 @@ async function startSftpStage(core: Core, stages: Stage[]): Promise<SftpStage> {
   // Files found in inbound/ at start are handed over while startSftp is still resolving.
   let sftpRoot!: (root: string) => void;
   const root = new Promise<string>((resolve) => (sftpRoot = resolve));
-  const intake = createIntakeStage(core, async (username) => userDirs(await root, username).outbound);
+  // Card-update files apply each entry as POST …/payment-method does (src/orders/payment-method.ts).
+  const cardUpdates: ApplyCardUpdate = async (merchantId, ref, body) => {
+    const o = await attachPaymentMethod({ db: core.database.db, clock: systemClock, mode: config.mode }, core.vault, merchantId, ref, body);
+    return { orderSessionKey: o.id, status: o.status };
+  };
+  const intake = createIntakeStage(core, async (username) => userDirs(await root, username).outbound, cardUpdates);
   stages.push({ name: 'intake', stop: () => intake.stop() });
   const sftp = await startSftp({ config: config.sftp, dataDir: config.dataDir, db: core.database.db, log, onFileReady: (file) => intake.onFileReady(file) });
   sftpRoot(sftp.root);

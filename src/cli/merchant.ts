@@ -1,10 +1,11 @@
 // `rescued merchant …`: onboarding and upkeep of merchants. Secrets are printed once, when
 // they are made (add, rotate-secret, rotate-tokenization-key), and never again: `show`
 // prints no secret.
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { keyGraceMs, type MerchantCredentials } from '../merchants/service.ts';
 import type { RevokedKey } from '../db/queries/rotate-tokenization-key.ts';
 import { readInput, withCore } from './context.ts';
+import { RescuedError } from '../errors.ts';
 
 function credentialLines(c: MerchantCredentials): string {
   return [
@@ -27,6 +28,14 @@ function previousKeyLine(revoked: RevokedKey[], keptMs: number): string {
   // An earlier rotation's grace may end sooner: the latest end is the one to plan around.
   const last = new Date(Math.max(...revoked.map((k) => k.revokedAt.getTime())));
   return `${which}: still working until ${last.toISOString()}, then refused (within 5 s).`;
+}
+
+/** `on` / `off` (also true/false, yes/no) → boolean; anything else is refused. */
+function onOff(option: string, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['on', 'true', 'yes'].includes(v)) return true;
+  if (['off', 'false', 'no'].includes(v)) return false;
+  throw new RescuedError('ERR_MERCHANT_INVALID_INPUT', `${option} takes on or off, not ${JSON.stringify(value)}.`);
 }
 
 export function merchantCommands(program: Command): void {
@@ -94,10 +103,35 @@ export function merchantCommands(program: Command): void {
     );
 
   merchant
+    .command('set <mid>')
+    .description('change the merchant\'s rescue options; prints them all as they now are')
+    .option('--cascade-other-cards <on|off>', 'an order whose card ends hard continues on the payer\'s other stored cards (default off)')
+    .option('--json', 'print JSON')
+    .action((mid: string, opts: { cascadeOtherCards?: string; json?: boolean }) =>
+      withCore(program, async (core, print) => {
+        const settings = { ...(opts.cascadeOtherCards !== undefined ? { cascadeOtherCards: onOff('--cascade-other-cards', opts.cascadeOtherCards) } : {}) };
+        const now = await core.merchants.setSettings(mid, settings);
+        core.log.info({ mid, component: 'cli', ...settings }, 'merchant settings changed');
+        print(opts.json ? now : `cascade to the payer's other cards: ${now.cascadeOtherCards ? 'on' : 'off'}`, opts.json);
+      }),
+    );
+
+  merchant
     .command('set-webhook <mid> <url>')
     .description('set the URL that receives the merchant\'s webhooks (https only in production)')
     .action((mid: string, url: string) =>
       withCore(program, async (core, print) => print(`webhook URL set: ${await core.merchants.setWebhook(mid, url)}`)),
+    );
+
+  merchant
+    .command('set-card-updates <mid> <setting>')
+    .description('whether the merchant\'s orders whose card must change (expired, lost or stolen, closed, invalid number, Mastercard MAC 01) wait for an updated card until their expiryDateUtc (on) or end EXPIRED at once (off); default: the configuration\'s engine.awaitUpdatedCard. The engine reads it within a minute')
+    .action((mid: string, setting: string) =>
+      withCore(program, async (core, print) => {
+        if (setting !== 'on' && setting !== 'off' && setting !== 'default') throw new InvalidArgumentError('setting must be on, off or default');
+        await core.merchants.setCardUpdates(mid, setting);
+        print(`card updates: ${setting}`);
+      }),
     );
 
   merchant

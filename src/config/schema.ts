@@ -115,6 +115,10 @@ export const ConfigSchema = Type.Object(
           default: 'on',
           description: 'learned timing (docs/engine.md "Learned timing"): on = attempts add to the learned table and plans use it; frozen = plans use the table as it stands, nothing is added; off = the static model alone',
         }),
+        awaitUpdatedCard: Type.Union([Type.Literal('sandbox'), Type.Literal('on'), Type.Literal('off')], {
+          default: 'sandbox',
+          description: 'an MIT whose decline means the card must change (expired, lost or stolen, closed, invalid number, Mastercard MAC 01) waits for an updated card until its expiryDateUtc and order.card_update_needed is sent (on), or ends EXPIRED at once (off); sandbox: on in sandbox mode, off in production. A merchant\'s own setting (rescued merchant set-card-updates) wins. docs/engine.md "Card updates"',
+        }),
         pauseAfterAnswerMs: Type.Integer({ minimum: 0, default: 0, description: 'testing only: wait this long between the processor\'s answer and recording it (a window for crash tests)' }),
       },
       { additionalProperties: false, default: {} },

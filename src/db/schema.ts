@@ -16,8 +16,19 @@ export const merchants = pgTable('merchants', {
   mid: uuid('mid').notNull().unique(),
   name: text('name').notNull(),
   status: text('status', { enum: MERCHANT_STATUSES }).notNull().default('active'),
+  /**
+   * Whether an MIT whose decline means the card must change waits for an updated card until its
+   * deadline (true) or ends EXPIRED at once (false); null: the configuration's
+   * engine.awaitUpdatedCard (docs/engine.md "Card updates").
+   */
+  awaitUpdatedCard: boolean('await_updated_card'),
   createdAt: createdAt(),
   disabledAt: timestamp('disabled_at', { withTimezone: true }),
+  /**
+   * Opt-in (`rescued merchant set <mid> --cascade-other-cards on`): an order whose card ends
+   * hard continues on the payer's other stored cards (docs/engine.md, "The payer's other cards").
+   */
+  cascadeOtherCards: boolean('cascade_other_cards').notNull().default(false),
 });
 
 export const sites = pgTable(
@@ -168,8 +179,19 @@ export const cards = pgTable(
      * card's details changed.
      */
     lastTokenizedAt: timestamp('last_tokenized_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The merchant's id of the payer the card was last tokenized for (tokenize's `payer.id`),
+     * and when: the payer's other cards, newest first, are what an order may cascade to
+     * (src/vault/payer-cards.ts). Null: no payer named.
+     */
+    payerId: text('payer_id'),
+    payerLinkedAt: timestamp('payer_linked_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('cards_merchant_fingerprint_uq').on(t.merchantId, t.fingerprint), index('cards_key_id_idx').on(t.keyId, t.id)],
+  (t) => [
+    uniqueIndex('cards_merchant_fingerprint_uq').on(t.merchantId, t.fingerprint),
+    index('cards_key_id_idx').on(t.keyId, t.id),
+    index('cards_payer_idx').on(t.merchantId, t.payerId, t.payerLinkedAt),
+  ],
 );
 
 /**
@@ -306,9 +328,28 @@ export const orders = pgTable(
     /** The processor's reference of the approving attempt. */
     confirmationId: text('confirmation_id'),
     refundedAmount: integer('refunded_amount').notNull().default(0),
+    /**
+     * Card updates (docs/engine.md "Card updates"). `credential`: the key the order is charged
+     * and counted under now, when it is no longer `card_token` (a merchant's new vault token, or
+     * a gateway-updated credential `<token>~au:<…>`); attempts carry it in their card_token, so
+     * the networks' counters of the new credential start on their own. `card_updates`: every
+     * update, oldest first (src/engine/card-update.ts). `awaiting_card`: the decline that made
+     * the order wait for an updated card, kept after the wait ends. `recovered_by`: what
+     * recovered an APPROVED order (retry, merchant_update, account_updater, other_card).
+     */
+    credential: text('credential'),
+    cardUpdates: json('card_updates'),
+    awaitingCard: json('awaiting_card'),
+    recoveredBy: text('recovered_by'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /**
+     * The cards this order ended on before moving to the payer's next card (the cascade,
+     * src/engine/cascade.ts): `[{token, last4, reason, at}]`, oldest first; null: none. None of
+     * them is charged again for this order.
+     */
+    endedCards: json('ended_cards'),
   },
   (t) => [
     uniqueIndex('orders_merchant_order_id_uq').on(t.merchantId, t.orderId),

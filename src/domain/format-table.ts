@@ -49,6 +49,7 @@ export const FORMATS = {
   'card-cvv': { validate: /^(?:\d{3,4})?$/, words: 'must be 3 or 4 digits, or empty when unavailable' },
   'card-month': { validate: /^(?:0[1-9]|1[0-2])$/, words: 'must be a two-digit month, 01 to 12' },
   'card-year': { validate: /^\d{4}$/, words: 'must be a four-digit year' },
+  'card-token': { validate: /^tok_[A-Za-z0-9_-]{32}$/, words: 'must be a card token from /v1/tokenize (tok_ and 32 characters)' },
   // The normaliser turns every accepted date into one canonical form; these two accept only
   // that form, so a date the normaliser could not read fails here whatever it looks like.
   'date-time': { validate: isCanonicalDateTime, words: 'must be a date and time in ISO 8601 (2026-12-01T00:00:00Z) or RFC 1123 (Tue, 01 Dec 2026 00:00:00 GMT) form' },

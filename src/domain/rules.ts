@@ -42,6 +42,15 @@ function payerRules(req: Obj, errors: FieldError[]): void {
   if (payer?.email === 'NA' && absent(payer.phone)) {
     errors.push(fieldError('payer.phone', 'ERR_MODEL_REQUIRED', 'is required when payer.email is NA'));
   }
+  // The order's own card is not one of its "other" cards, and none is listed twice.
+  const others = payer?.otherCardTokens;
+  if (!Array.isArray(others)) return;
+  const own = obj(req.paymentMethod)?.cardNumber;
+  if (typeof own === 'string' && others.includes(own)) {
+    errors.push(fieldError('payer.otherCardTokens', 'ERR_MODEL_FORMAT', "must not list the order's own card (paymentMethod.cardNumber)"));
+  } else if (new Set(others).size !== others.length) {
+    errors.push(fieldError('payer.otherCardTokens', 'ERR_MODEL_FORMAT', 'must not list a token twice'));
+  }
 }
 
 // billingInformation.state is required for US cards (paymentMethod.cardCountry US), as the

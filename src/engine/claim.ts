@@ -14,7 +14,10 @@ import { lockOrders, moveOrders, type GuardedMove } from '../db/queries/record-a
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
 import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord } from './history.ts';
 import type { AttemptRecord } from './plan-types.ts';
-import { learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
+import { awaitsFor, learnedFor, originalDecline, planMove, planOrder, processorDecline, type LifecycleCtx } from './lifecycle.ts';
+import { FRESH_CARD, updatedSinceLastAttempt } from './card-update.ts';
+import { chargeBrand, chargeKey } from '../domain/card-updates.ts';
+import { cascade, optIns } from './cascade.ts';
 import { capsAllowAttempt } from './planner.ts';
 import { cardLevelStop } from './caps.ts';
 import { normaliseBrand } from '../declines/brands.ts';
@@ -29,6 +32,16 @@ export interface ClaimCtx extends LifecycleCtx {
 }
 
 const cardOf = (x: { merchantId: string; cardToken: string }) => `${x.merchantId}\u0000${x.cardToken}`;
+/** An order's card as its windows count it: the credential it is charged under now. */
+const chargedCard = (o: Claimed['order']) => ({ merchantId: o.merchantId, cardToken: chargeKey(o) });
+
+/**
+ * How long an order waits when another attempt on its card is in flight. One attempt per card
+ * at a time: the answer to the first (a MAC 03/21, a MAC 24–30 delay, a category 1 code, the
+ * decline that fills a cap) decides whether the next may go at all, and two sent together
+ * cannot hear it. A gateway answers within seconds; a minute is a cheap second look.
+ */
+export const CARD_BUSY_MS = 60_000;
 
 /** Claims up to `limit` due orders and returns those whose attempt may go to the processor now. */
 export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claimed[]> {
@@ -38,7 +51,7 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
   if (fresh.length === 0) return claimed;
   const byCard = new Map<string, AttemptRow[]>();
   const since = new Date(now.getTime() - CARD_WINDOW_MS);
-  const [cardAttempts, cardOrders] = await Promise.all([attemptsOfCards(ctx.db, fresh.map((c) => c.order), since), ordersOfCards(ctx.db, fresh.map((c) => c.order), since, fresh.map((c) => c.order.id))]);
+  const [cardAttempts, cardOrders] = await Promise.all([attemptsOfCards(ctx.db, fresh.map((c) => chargedCard(c.order)), since), ordersOfCards(ctx.db, fresh.map((c) => chargedCard(c.order)), since, fresh.map((c) => c.order.id))]);
   const declines = declinesByCard(cardOrders);
   for (const a of cardAttempts) {
     const key = cardOf(a);
@@ -49,6 +62,8 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
   // competing for one slot, the first goes.
   const order = new Map(fresh.map((c, i) => [c.attempt.id, i]));
   const dropped = new Set<string>();
+  const busy = new Set<string>();
+  const leaseStart = now.getTime() - ctx.leaseSeconds * 1000;
   const ready: Claimed[] = [];
   for (const c of claimed) {
     if (!c.fresh) {
@@ -56,11 +71,16 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
       continue;
     }
     const mine = order.get(c.attempt.id)!;
-    const card = (byCard.get(cardOf(c.order)) ?? []).filter((a) => !dropped.has(a.id) && (order.get(a.id) ?? -1) < mine);
-    if (allowed(ctx, c, [...card.map(toRecord), ...cardDeclines(declines, c.order, since.getTime())], now)) ready.push(c);
-    else dropped.add(c.attempt.id);
+    const card = (byCard.get(cardOf(chargedCard(c.order))) ?? []).filter((a) => !dropped.has(a.id) && (order.get(a.id) ?? -1) < mine);
+    if (!allowed(ctx, c, [...card.map(toRecord), ...cardDeclines(declines, chargedCard(c.order), since.getTime())], now)) {
+      dropped.add(c.attempt.id);
+    } else if (card.some((a) => a.status === 'in_flight' && a.startedAt.getTime() > leaseStart)) {
+      // In flight within a lease: this claim's own, or another instance's still being answered.
+      dropped.add(c.attempt.id);
+      busy.add(c.attempt.id);
+    } else ready.push(c);
   }
-  await replan(ctx, claimed.filter((c) => dropped.has(c.attempt.id)), now);
+  await replan(ctx, claimed.filter((c) => dropped.has(c.attempt.id)), now, busy);
   return ready;
 }
 
@@ -68,30 +88,41 @@ function allowed(ctx: ClaimCtx, c: Claimed, card: AttemptRecord[], now: Date): b
   const deadline = (c.order.expiresAt?.getTime() ?? 0) - ctx.rules.timing.expiryMarginMs;
   if (now.getTime() >= deadline) return false;
   // A stop another order of the card earned since this one was planned (its re-plan says why).
-  if (cardLevelStop(normaliseBrand(c.order.cardBrand), card, ctx.rules, now.getTime())) return false;
-  return capsAllowAttempt({ cardBrand: c.order.cardBrand, cardAttempts: card, rules: ctx.rules, now });
+  const brand = chargeBrand(c.order);
+  if (cardLevelStop(normaliseBrand(brand), card, ctx.rules, now.getTime())) return false;
+  return capsAllowAttempt({ cardBrand: brand, cardAttempts: card, rules: ctx.rules, now });
 }
 
-/** Drops the unsent attempts and plans each order again from its last decline, in one transaction. */
-async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date): Promise<void> {
+/**
+ * Drops the unsent attempts, in one transaction: an order whose card was busy (`busy`, by
+ * attempt id) keeps its plan and is due again CARD_BUSY_MS later (the claim then checks it
+ * against the card's answer); every other order is planned again from its last decline.
+ */
+async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: ReadonlySet<string>): Promise<void> {
   if (dropped.length === 0) return;
+  const later = new Date(now.getTime() + CARD_BUSY_MS);
+  const waits = (c: Claimed) => busy.has(c.attempt.id) && later.getTime() < (c.order.expiresAt?.getTime() ?? 0) - ctx.rules.timing.expiryMarginMs;
   await ctx.db.transaction(async (tx) => {
     const current = await lockOrders(tx, dropped.map((c) => c.order.id));
     // Still this claim's: not cancelled, nor taken by another instance after a lost lease.
     const mine = dropped.filter((c) => current.get(c.order.id)?.status === 'PROCESSING' && current.get(c.order.id)?.leaseOwner === ctx.owner);
     await dropUnsentAttempts(tx, mine.map((c) => c.attempt.id));
-    const orders = mine.map((c) => current.get(c.order.id)!);
+    const moves: GuardedMove[] = mine.filter(waits).map((c) => ({ id: c.order.id, from: 'PROCESSING', owner: ctx.owner, status: 'PENDING', nextAttemptAt: later }));
+    const orders = mine.filter((c) => !waits(c)).map((c) => current.get(c.order.id)!);
     const histories = await replanHistories(tx, orders, now);
-    const moves: GuardedMove[] = [];
     const events: OrderEventInput[] = [];
+    const optedIn = optIns(tx);
     for (const cur of orders) {
       const h = histories.get(cur.id)!;
       const last = h.attempts.at(-1);
-      const decline = last?.responseCode
-        ? processorDecline(cur, ctx.processorName, last.responseCode, last.adviceCode ?? undefined, ctx.rules, now)
-        : originalDecline(cur, ctx.rules, cur.createdAt);
+      const decline = updatedSinceLastAttempt(cur, h.attempts.length)
+        ? FRESH_CARD
+        : last?.responseCode
+          ? processorDecline(cur, ctx.processorName, last.responseCode, last.adviceCode ?? undefined, ctx.rules, now)
+          : originalDecline(cur, ctx.rules, cur.createdAt);
       const p = planOrder(cur, decline, h, ctx.rules, now, await ctx.models(tx, cur.merchantId), await learnedFor(ctx, tx, cur));
-      const m = planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount);
+      // A card that may no longer be charged may hand the order to the payer's next card (cascade.ts).
+      const m = (await cascade(tx, optedIn, cur, 'PROCESSING', p, decline, now, cur.attemptCount)) ?? planMove(ctx, cur, 'PROCESSING', p, now, cur.attemptCount, decline, await awaitsFor(ctx, tx, cur));
       moves.push({ id: cur.id, from: 'PROCESSING', owner: ctx.owner, ...m.move });
       if (m.event) events.push(m.event);
     }

@@ -17,6 +17,7 @@ import type { Processor } from '../processors/types.ts';
 import { claimAttempts, type ClaimCtx } from './claim.ts';
 import { grouped } from '../group.ts';
 import { cachedModels } from './model-cache.ts';
+import { cachedAwaitSetting } from './card-update.ts';
 import { cachedLearnedTables } from './learning/source.ts';
 import { outcomeCounter } from './learning/counter.ts';
 import { recordGroup, type RecorderCtx } from './recorder.ts';
@@ -85,7 +86,10 @@ export function createEngine(deps: EngineDeps): Engine {
   const testMode = deps.testMode ?? false;
   const models = cachedModels(clock);
   const learned = cachedLearnedTables(clock, config.learning ?? 'on');
-  const lifecycle = { rules, testMode, models, learned };
+  // Orders wait for an updated card when the card must change: the merchant's setting, else
+  // engine.awaitUpdatedCard ('sandbox': in sandbox mode only; docs/engine.md "Card updates").
+  const awaitDefault = (config.awaitUpdatedCard ?? 'sandbox') === 'sandbox' ? testMode : config.awaitUpdatedCard === 'on';
+  const lifecycle = { rules, testMode, models, learned, awaitCard: cachedAwaitSetting(clock, awaitDefault) };
   const counter = learned.mode === 'on' ? outcomeCounter(db, clock, log) : undefined;
   const recorder: RecorderCtx = { ...lifecycle, db, clock, processorName: processor.name, owner, ...(counter ? { counter } : {}) };
   // Answers that arrive together are recorded in one transaction; two groups may be written

@@ -20,6 +20,8 @@ import type { OutcomeRow } from '../db/queries/learned-timing.ts';
 import type { DbOrTx } from '../db/client.ts';
 import { plan } from './planner.ts';
 import type { Rules } from './rules.ts';
+import { awaitingMove, awaitingRecord, awaitsCard, type AwaitSource } from './card-update.ts';
+import { chargeBrand } from '../domain/card-updates.ts';
 
 
 export interface LifecycleCtx {
@@ -30,6 +32,13 @@ export interface LifecycleCtx {
   learned?: LearnedSource;
   /** Events say IsTestMode in sandbox mode. */
   testMode: boolean;
+  /** Whether the merchant's orders wait for an updated card (docs/engine.md "Card updates"); absent: never. */
+  awaitCard?: AwaitSource;
+}
+
+/** Whether this order waits for an updated card when its decline says the card must change. */
+export async function awaitsFor(ctx: LifecycleCtx, db: DbOrTx, order: WorkOrder): Promise<boolean> {
+  return order.expiresAt !== null && ctx.awaitCard !== undefined && (await ctx.awaitCard(db, order.merchantId));
 }
 
 interface RequestView {
@@ -81,7 +90,7 @@ export function planOrder(order: WorkOrder, decline: Classification, h: Historie
   const expiry = order.expiresAt ?? now;
   return plan({
     order: {
-      id: order.id, amount: order.amount, currency: order.currency, cardBrand: order.cardBrand, expiryDateUtc: expiry,
+      id: order.id, amount: order.amount, currency: order.currency, cardBrand: chargeBrand(order), expiryDateUtc: expiry,
       timezoneUtcOffset: transactionOf(order).timezoneUtcOffset ?? null, createdAt: order.createdAt, isMIT: true,
       declinedAt: declinedAtOf(transactionOf(order).timestampUtc, order.createdAt),
     },
@@ -95,10 +104,13 @@ export function planOrder(order: WorkOrder, decline: Classification, h: Historie
   });
 }
 
-function event(order: WorkOrder, ctx: LifecycleCtx, type: OrderEventType, status: Status, at: Date, extra: { reason?: string | null; attempts: number; confirmationId?: string | null }): OrderEventInput {
+type EventExtra = { reason?: string | null; attempts: number; confirmationId?: string | null } & Pick<OrderEventInput, 'decline' | 'awaitingUntil' | 'card' | 'recoveredBy'>;
+
+export function event(order: WorkOrder, ctx: Pick<LifecycleCtx, 'testMode'>, type: OrderEventType, status: Status, at: Date, extra: EventExtra): OrderEventInput {
+  const { reason, attempts, confirmationId, ...more } = extra;
   return {
     type, merchantId: order.merchantId, orderSessionKey: order.id, orderId: order.orderId, status, amount: order.amount, currency: order.currency,
-    isTestMode: ctx.testMode, at, reason: extra.reason ?? null, attempts: extra.attempts, confirmationId: extra.confirmationId ?? null,
+    isTestMode: ctx.testMode, at, reason: reason ?? null, attempts, confirmationId: confirmationId ?? null, ...more,
   };
 }
 
@@ -106,26 +118,40 @@ function event(order: WorkOrder, ctx: LifecycleCtx, type: OrderEventType, status
 export interface Move {
   move: OrderMove;
   event?: OrderEventInput;
+  /** An event written before `event` (order.card_updated, when the gateway changed the card during the call). */
+  also?: OrderEventInput;
 }
 
-/** A plan's outcome for an order in `from`: PENDING until the planned time, or EXPIRED with the stop reason. */
-export function planMove(ctx: LifecycleCtx, order: WorkOrder, from: Status, p: Plan, now: Date, attemptCount: number): Move {
+/**
+ * A plan's outcome for an order in `from`: PENDING until the planned time, or EXPIRED with the
+ * stop reason; or, when `awaitCard` and the decline means the card must change, PENDING with
+ * no planned attempt, waiting for an updated card (order.card_update_needed).
+ */
+export function planMove(ctx: LifecycleCtx, order: WorkOrder, from: Status, p: Plan, now: Date, attemptCount: number, decline?: Classification, awaitCard = false): Move {
   if (p.action === 'retry') {
     assertTransition(from, 'PENDING');
     return { move: { status: 'PENDING', planReason: p.evidence ?? p.reason, nextAttemptAt: p.at, attemptCount } };
   }
-  assertTransition(from, 'EXPIRED');
   const reason = p.detail ? `${p.reason}: ${p.detail}` : p.reason;
+  if (decline && awaitsCard(p, decline, awaitCard)) {
+    assertTransition(from, 'PENDING');
+    const waiting = awaitingRecord(decline, reason, now);
+    return {
+      move: awaitingMove(waiting, attemptCount),
+      event: event(order, ctx, 'order.card_update_needed', 'PENDING', now, { reason, attempts: attemptCount, decline: waiting.decline, awaitingUntil: order.expiresAt }),
+    };
+  }
+  assertTransition(from, 'EXPIRED');
   return {
     move: { status: 'EXPIRED', statusReason: reason, planReason: p.reason, nextAttemptAt: null, attemptCount, finishedAt: now },
     event: event(order, ctx, 'order.expired', 'EXPIRED', now, { reason, attempts: attemptCount }),
   };
 }
 
-export function approveMove(ctx: LifecycleCtx, order: WorkOrder, confirmationId: string, now: Date, attemptCount: number): Move {
+export function approveMove(ctx: LifecycleCtx, order: WorkOrder, confirmationId: string, now: Date, attemptCount: number, recoveredBy: string = 'retry'): Move {
   assertTransition('PROCESSING', 'APPROVED');
   return {
-    move: { status: 'APPROVED', statusReason: 'approved', nextAttemptAt: null, attemptCount, confirmationId, finishedAt: now },
-    event: event(order, ctx, 'order.completed', 'APPROVED', now, { reason: 'approved', attempts: attemptCount, confirmationId }),
+    move: { status: 'APPROVED', statusReason: 'approved', nextAttemptAt: null, attemptCount, confirmationId, finishedAt: now, recoveredBy },
+    event: event(order, ctx, 'order.completed', 'APPROVED', now, { reason: 'approved', attempts: attemptCount, confirmationId, recoveredBy }),
   };
 }

@@ -20,7 +20,11 @@ import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts'
 import type { Classification } from '../declines/classify.ts';
 import { tableClassOf } from '../declines/classify.ts';
 import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord, type Histories } from './history.ts';
-import { answerDecline, approveMove, learnedFor, learnedOutcomes, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
+import { cascade, optIns } from './cascade.ts';
+import { answerDecline, approveMove, awaitsFor, learnedFor, learnedOutcomes, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
+import { tryNewCard, updaterNews, withNews } from './card-update-moves.ts';
+import { needsNewCard } from '../declines/card-change.ts';
+import { cardUpdatesOf, chargeKey, recoveryCause } from '../domain/card-updates.ts';
 import type { OutcomeCounter } from './learning/counter.ts';
 
 export interface RecorderCtx extends LifecycleCtx {
@@ -91,7 +95,8 @@ async function recordClaimed(ctx: RecorderCtx, items: Answered[]): Promise<Recor
   const events: OrderEventInput[] = [];
   for (const d of decided) {
     const m = await moveOf(ctx, ctx.db, items[d.index]!, d, histories, now);
-    moves.push({ id: d.cur.id, from: 'PROCESSING', owner: ctx.owner, ...m.move });
+    moves.push({ id: d.cur.id, from: 'PROCESSING', owner: ctx.owner, fromCredential: d.cur.credential ?? '', ...m.move });
+    if (m.also) events.push(m.also);
     if (m.event) events.push(m.event);
   }
   const results = items.map((item) => ({ id: item.attempt.id, orderId: item.order.id, ...answered.get(item.attempt.id)! }));
@@ -127,6 +132,7 @@ async function recordLocked(ctx: RecorderCtx, items: Answered[]): Promise<Record
     for (const d of recorded) {
       const m = await moveOf(ctx, tx, items[d.index]!, d, histories, now);
       moves.push({ id: d.cur.id, from: d.status, ...(d.status === 'PROCESSING' ? { owner: ctx.owner } : {}), ...m.move });
+      if (m.also) events.push(m.also);
       if (m.event) events.push(m.event);
       outcomes[d.index] = d.kind === 'approve' ? 'approved' : d.kind === 'void' ? 'void' : 'declined';
     }
@@ -166,10 +172,22 @@ function result(item: Answered, d: Decided, now: Date): AttemptResult {
 
 async function moveOf(ctx: RecorderCtx, tx: Tx | Db, item: Answered, d: Decided, histories: Map<string, Histories>, now: Date): Promise<Move> {
   const attemptCount = d.cur.attemptCount + 1;
-  if (d.kind === 'approve') return approveMove(ctx, d.cur, item.answer.processorRef, now, attemptCount);
+  // The gateway's account updater changed the card during the call (docs/engine.md "Card updates").
+  const updater = item.answer.cardUpdate ? updaterNews(ctx, d.cur, item.answer.cardUpdate, now, attemptCount) : undefined;
+  const cur = updater ? { ...d.cur, ...updater.fields } : d.cur;
+  if (d.kind === 'approve') {
+    const cause = updater?.switched ? 'account_updater' : recoveryCause(cur, chargeKey(item.order));
+    return withNews(approveMove(ctx, cur, item.answer.processorRef, now, attemptCount, cause), updater);
+  }
   if (d.kind !== 'replan') return { move: { status: d.status, attemptCount } };
-  const plan = planOrder(d.cur, d.decline!, histories.get(d.cur.id)!, ctx.rules, now, await ctx.models(tx, d.cur.merchantId), await learnedFor(ctx, tx, d.cur));
-  return planMove(ctx, d.cur, 'PROCESSING', plan, now, attemptCount);
+  // A new credential whose first attempt is still to come: made at once (the claim checks the
+  // networks' rules for it). The updater's new card after the old card's card-must-change
+  // decline, or a card the merchant sent while this attempt was in flight.
+  if ((updater?.switched && needsNewCard(d.decline!)) || chargeKey(cur) !== chargeKey(item.order)) return withNews(tryNewCard(now, attemptCount), updater);
+  const plan = planOrder(cur, d.decline!, histories.get(d.cur.id)!, ctx.rules, now, await ctx.models(tx, cur.merchantId), await learnedFor(ctx, tx, cur));
+  // A card that may no longer be charged may hand the order to the payer's next card (cascade.ts).
+  const cascaded = await cascade(tx, optIns(tx), cur, 'PROCESSING', plan, d.decline!, now, attemptCount);
+  return withNews(cascaded ?? planMove(ctx, cur, 'PROCESSING', plan, now, attemptCount, d.decline, await awaitsFor(ctx, tx, cur)), updater);
 }
 
 /**
@@ -181,9 +199,13 @@ export async function replanHistories(tx: Tx | Db, orders: WorkOrder[], now: Dat
   const out = new Map<string, Histories>();
   if (orders.length === 0) return out;
   const since = now.getTime() - CARD_WINDOW_MS;
+  // The windows count the credential each order is charged under now; its own attempts on the
+  // cards it had before are read too (attemptsOfCards reads an order's recent attempts by card).
+  const charged = orders.map((o) => ({ merchantId: o.merchantId, cardToken: chargeKey(o) }));
+  const earlier = orders.flatMap((o) => (o.credential ? [o.cardToken, ...cardUpdatesOf(o.cardUpdates).map((u) => u.credential)].filter(Boolean).map((cardToken) => ({ merchantId: o.merchantId, cardToken })) : []));
   const [read, cardOrders] = await Promise.all([
-    attemptsOfCards(tx, orders, new Date(since), orders.map((o) => o.id)),
-    ordersOfCards(tx, orders, new Date(since), orders.map((o) => o.id)),
+    attemptsOfCards(tx, [...charged, ...earlier], new Date(since), orders.map((o) => o.id)),
+    ordersOfCards(tx, charged, new Date(since), orders.map((o) => o.id)),
   ]);
   const rows = answered ? read.map((a) => (answered.has(a.id) ? { ...a, ...answered.get(a.id)! } : a)) : read;
   const declines = declinesByCard(cardOrders);
@@ -191,8 +213,8 @@ export async function replanHistories(tx: Tx | Db, orders: WorkOrder[], now: Dat
     out.set(o.id, {
       attempts: rows.filter((a) => a.orderSessionKey === o.id).sort((a, b) => a.attemptNo - b.attemptNo).map(toRecord),
       cardAttempts: [
-        ...rows.filter((a) => a.merchantId === o.merchantId && a.cardToken === o.cardToken && a.startedAt.getTime() >= since).map(toRecord),
-        ...cardDeclines(declines, o, since),
+        ...rows.filter((a) => a.merchantId === o.merchantId && a.cardToken === chargeKey(o) && a.startedAt.getTime() >= since).map(toRecord),
+        ...cardDeclines(declines, { merchantId: o.merchantId, cardToken: chargeKey(o) }, since),
       ],
     });
   }

@@ -8,8 +8,10 @@ import type { Db } from '../db/client.ts';
 import { lockSubmittedOrders } from '../db/queries/claim-orders.ts';
 import { moveOrders, type GuardedMove } from '../db/queries/record-attempts.ts';
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
-import { learnedFor, originalDecline, planMove, planOrder, type LifecycleCtx } from './lifecycle.ts';
+import { awaitsFor, learnedFor, originalDecline, planMove, planOrder, type LifecycleCtx } from './lifecycle.ts';
+import { FRESH_CARD, updatedSinceLastAttempt } from './card-update.ts';
 import { replanHistories } from './recorder.ts';
+import { cascade, optIns } from './cascade.ts';
 
 export interface SubmittedCtx extends LifecycleCtx {
   db: Db;
@@ -24,9 +26,14 @@ export async function planSubmitted(ctx: SubmittedCtx, limit: number): Promise<n
     const histories = await replanHistories(tx, orders, now);
     const moves: GuardedMove[] = [];
     const events: OrderEventInput[] = [];
+    const optedIn = optIns(tx);
     for (const o of orders) {
-      const p = planOrder(o, originalDecline(o, ctx.rules, o.createdAt), histories.get(o.id)!, ctx.rules, now, await ctx.models(tx, o.merchantId), await learnedFor(ctx, tx, o));
-      const m = planMove(ctx, o, 'SUBMITTED', p, now, o.attemptCount);
+      const h = histories.get(o.id)!;
+      // The original decline, at hand-over; a card the merchant sent since speaks for itself.
+      const decline = updatedSinceLastAttempt(o, h.attempts.length) ? FRESH_CARD : originalDecline(o, ctx.rules, o.createdAt);
+      const p = planOrder(o, decline, h, ctx.rules, now, await ctx.models(tx, o.merchantId), await learnedFor(ctx, tx, o));
+      // A card that ends at once may hand the order to the payer's next card (cascade.ts).
+      const m = (await cascade(tx, optedIn, o, 'SUBMITTED', p, decline, now, o.attemptCount)) ?? planMove(ctx, o, 'SUBMITTED', p, now, o.attemptCount, decline, await awaitsFor(ctx, tx, o));
       moves.push({ id: o.id, from: 'SUBMITTED', ...m.move });
       if (m.event) events.push(m.event);
     }

@@ -55,7 +55,7 @@ export async function expireDue(ctx: SweepCtx): Promise<number> {
       const rows = await expireOrders(tx, now, STEP);
       for (const o of rows) {
         await enqueueOrderEvent(tx, {
-          type: 'order.expired', merchantId: o.merchantId, orderSessionKey: o.id, orderId: o.orderId, status: 'EXPIRED', reason: 'expiry_reached',
+          type: 'order.expired', merchantId: o.merchantId, orderSessionKey: o.id, orderId: o.orderId, status: 'EXPIRED', reason: o.statusReason,
           amount: o.amount, currency: o.currency, attempts: o.attemptCount, isTestMode: ctx.testMode, at: now,
         });
       }

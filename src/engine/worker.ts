@@ -16,7 +16,8 @@ import { attemptsTotal } from '../metrics.ts';
 import { RescuedError } from '../errors.ts';
 import { GatewayError } from '../processors/connector.ts';
 import { orderFacts } from '../processors/order-facts.ts';
-import type { AuthorizeRequest, Processor, ProcessorResponse } from '../processors/types.ts';
+import type { AuthorizeRequest, ChargeCredential, Processor, ProcessorResponse } from '../processors/types.ts';
+import { chargeToken, currentUpdate } from '../domain/card-updates.ts';
 import type { Answered, Recorded } from './recorder.ts';
 
 export interface WorkerCtx {
@@ -53,10 +54,11 @@ export async function runAttempt(ctx: WorkerCtx, claimed: Claimed): Promise<Atte
   const { order, attempt } = claimed;
   const log = ctx.log.child({ orderSessionKey: order.id });
   const started = performance.now();
+  const credential = chargeCredential(order);
   const request: AuthorizeRequest = {
-    idempotencyKey: attempt.idempotencyKey, reference: order.id, merchantId: order.merchantId, cardToken: order.cardToken,
+    idempotencyKey: attempt.idempotencyKey, reference: order.id, merchantId: order.merchantId, cardToken: chargeToken(order),
     amount: attempt.amount, currency: attempt.currency, isMIT: true, timezoneUtcOffset: (order.request as RequestView | null)?.transaction?.timezoneUtcOffset ?? null,
-    order: orderFacts(order.request), accountId: attempt.accountId,
+    order: orderFacts(order.request), accountId: attempt.accountId, ...(credential ? { credential } : {}),
   };
   let answer: ProcessorResponse;
   let route: string | undefined;
@@ -78,6 +80,14 @@ export async function runAttempt(ctx: WorkerCtx, claimed: Claimed): Promise<Atte
   if (outcome !== 'skipped') attemptsTotal.inc({ outcome });
   log.debug({ attemptNo: attempt.attemptNo, outcome, responseCode: answer.responseCode, replayed: answer.replayed, latencyMs }, 'attempt finished');
   return outcome;
+}
+
+/** How the order's updated card is charged (src/domain/card-updates.ts); undefined: the order's own card. */
+function chargeCredential(order: Claimed['order']): ChargeCredential | undefined {
+  const u = order.credential ? currentUpdate(order.cardUpdates) : undefined;
+  if (!u) return undefined;
+  if (u.source !== 'account_updater') return { kind: 'vault' };
+  return { kind: 'gateway', ...(u.gatewayReference ? { gatewayReference: u.gatewayReference } : {}), ...(u.expMonth ? { expMonth: u.expMonth } : {}), ...(u.expYear ? { expYear: u.expYear } : {}) };
 }
 
 /**

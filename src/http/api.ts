@@ -17,6 +17,7 @@ import { outcomeRoutes } from './routes/outcome.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { refundRoutes } from './routes/refund.ts';
 import { cancelRoutes } from './routes/cancel.ts';
+import { paymentMethodRoutes } from './routes/payment-method.ts';
 import { batchRoutes } from './routes/batches.ts';
 import { reportRoutes } from './routes/reports.ts';
 
@@ -30,6 +31,7 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   orderRoutes(app, g);
   refundRoutes(app, g);
   cancelRoutes(app, g);
+  paymentMethodRoutes(app, g);
   batchRoutes(app, g);
   reportRoutes(app, g);
   app.addHook('onClose', () => deps.transmits.stop());
@@ -37,12 +39,18 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
 export interface ApiDepsInput {
   db: OrderDeps['db'];
-  vault: OrderDeps['vault'];
+  vault: OrderDeps['vault'] & Partial<NonNullable<OrderDeps['cards']>>;
   processor: OrderDeps['processor'];
   mode: OrderDeps['mode'];
   clock?: Clock;
   log: Logger;
   config: Config['api'];
+}
+
+/** The vault's calls a card update needs, when the vault given has them. */
+function cardsOf(vault: ApiDepsInput['vault']): Pick<OrderDeps, 'cards'> {
+  const { tokenize, find } = vault;
+  return tokenize && find ? { cards: { tokenize, find } } : {};
 }
 
 /** The API's dependencies from the configuration's `api` section. */
@@ -51,7 +59,7 @@ export function createApiDeps(i: ApiDepsInput): ApiDeps {
   const log = i.log.child({ component: 'api' });
   const ownIds = createOwnIdsCheck(i.db);
   return {
-    orders: { db: i.db, vault: cachedEdge(i.vault), processor: i.processor, mode: i.mode, clock, log, settings: i.config, ownIds },
+    orders: { db: i.db, vault: cachedEdge(i.vault), processor: i.processor, mode: i.mode, clock, log, settings: i.config, ownIds, ...cardsOf(i.vault) },
     transmits: createTransmitBuffer({ db: i.db, clock, log, mode: i.mode, settings: i.config, ownIds }),
     rateLimit: i.config,
     // Production keeps its surface small: the reference only when asked for, metrics only

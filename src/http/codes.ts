@@ -18,5 +18,7 @@ export const API_ERRORS = {
   ERR_API_REFUND_DECLINED: { status: 422, retryable: false, message: 'The processor refused the refund.' },
   ERR_API_PROCESSOR_UNAVAILABLE: { status: 503, retryable: true, message: 'The payment processor could not be reached; retry later.' },
   ERR_API_TRANSMIT_BUSY: { status: 503, retryable: true, message: 'Too many transmit records are waiting to be stored; retry later.' },
+  ERR_API_ORDER_CLOSED: { status: 409, retryable: false, message: 'The order is final (or not an MIT order the engine charges): its card can no longer be updated.' },
+  ERR_API_CARD_ALREADY_USED: { status: 422, retryable: false, message: 'The card sent as an update was already charged for this order; an updated card must be another card.' },
   ERR_API_BAD_CURSOR: { status: 400, retryable: false, message: 'The cursor is not the nextCursor of a previous page of this listing.' },
 } as const satisfies Record<string, ErrorSpec>;

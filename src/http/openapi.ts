@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { webhookDocs } from './webhook-docs.ts';
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -15,8 +16,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description: 'Declined-transaction rescue: evaluate (CIT real time, MIT asynchronous), transmit, outcome, orders, refund, cancel, tokenize. Every failure answers the one error body; see the README error table for the codes.',
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /oauth2/token.' } } },
-      tags: [{ name: 'orders' }, { name: 'model' }, { name: 'operations' }],
-    },
+      tags: [{ name: 'orders' }, { name: 'model' }, { name: 'vault' }, { name: 'operations' }],
+      // The events a merchant's endpoint receives (OpenAPI 3.1 webhooks).
+      webhooks: webhookDocs(),
+    } as Record<string, unknown>,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

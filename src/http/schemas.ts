@@ -53,16 +53,39 @@ const orderSummaryProps = {
   createdAt: DateTime,
   updatedAt: DateTime,
   finishedAt: Nullable(DateTime),
+  recoveredBy: Nullable(Type.Union([Type.Literal('retry'), Type.Literal('merchant_update'), Type.Literal('account_updater'), Type.Literal('other_card')], { description: 'APPROVED: what recovered the order (docs/engine.md "Card updates"); null otherwise.' })),
 };
+
+const DeclineSchema = Type.Object({ reason: Type.String(), class: Type.Optional(Type.String()), code: Nullable(Type.String()), source: Nullable(Type.String()), adviceCode: Nullable(Type.String()) });
+
+const CardUpdateSchema = Type.Object({
+  event: Type.Literal('order.card_updated'),
+  at: DateTime,
+  source: Type.String({ description: 'merchant, account_updater or other_card' }),
+  kind: Type.String({ description: 'card (a new card from the merchant); expiry, replacement or closed (the gateway\'s account updater)' }),
+  bin: Nullable(Type.String()), last4: Nullable(Type.String()), brand: Nullable(Type.String()),
+  expMonth: Nullable(Type.Integer()), expYear: Nullable(Type.Integer()),
+  afterAttempts: Type.Integer({ description: 'attempts the order had made when the update arrived' }),
+});
 
 export const OutcomeResponseSchema = Type.Object(orderSummaryProps);
 
 export const OrderDetailSchema = Type.Object({
   ...orderSummaryProps,
   card: Type.Object({ bin: Nullable(Type.String()), last4: Nullable(Type.String()), brand: Nullable(Type.String()) }),
+  endedCards: Type.Array(Type.Object({ token: Type.String(), last4: Nullable(Type.String()), reason: Nullable(Type.String()), at: Nullable(DateTime) }), {
+    description: "The cards the order moved off to the payer's next card (the cascade), oldest first: none of them is charged again. `card` is the one it is on now (or was approved on).",
+  }),
   batchId: Nullable(Type.String()),
   sequenceNumber: Nullable(Type.Integer()),
-  nextAttempt: Nullable(Type.Object({ at: DateTime, reason: Nullable(Type.String()) })),
+  nextAttempt: Nullable(Type.Object({
+    at: Nullable(DateTime),
+    reason: Nullable(Type.String({ description: 'the planner\'s reason; awaiting_updated_card: no attempt until an updated card comes (POST …/payment-method), at most until `until`' })),
+    decline: Type.Optional(DeclineSchema),
+    until: Type.Optional(Nullable(DateTime)),
+  })),
+  awaitedUpdatedCard: Nullable(Type.Object({ since: DateTime, reason: Type.String({ description: 'the order\'s end if no card had come' }), decline: DeclineSchema }, { description: 'the decline that made the order wait for an updated card, if one did' })),
+  cardUpdates: Type.Array(CardUpdateSchema),
   attemptHistory: Type.Array(
     Type.Object({
       attemptNo: Type.Integer(),
@@ -73,6 +96,7 @@ export const OrderDetailSchema = Type.Object({
       declineClass: Nullable(Type.String()),
       planReason: Nullable(Type.String()),
       processorRef: Nullable(Type.String()),
+      card: Type.Object({ source: Type.String({ description: 'original, merchant, account_updater or other_card' }), last4: Nullable(Type.String()) }, { description: 'the credential the attempt charged' }),
       gateway: Nullable(
         Type.Object({
           account: Nullable(Type.String({ description: 'the label of the merchant\'s processor account' })),
@@ -88,6 +112,8 @@ export const OrderDetailSchema = Type.Object({
     }),
   ),
 });
+
+export { PaymentMethodUpdateSchema } from '../domain/schemas/payment-method.ts';
 
 export const OrderKeyBodySchema = Type.Object({ orderSessionKey: Key });
 export const OrderKeyParamsSchema = Type.Object({ orderSessionKey: Key });

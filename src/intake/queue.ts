@@ -15,6 +15,7 @@ import { intakeQuarantined, intakeRetries } from '../metrics.ts';
 import type { ReadyFile } from '../sftp/handover.ts';
 import { INTAKE_ERRORS } from './codes.ts';
 import { FileHandledElsewhere, ingestFile } from './ingest.ts';
+import { ingestUpdates, UPDATES_FILE } from './updates.ts';
 import { progressBoard } from './progress-board.ts';
 import { quarantineFile } from './quarantine.ts';
 import { recordRejection, rejectWhole } from './reject.ts';
@@ -105,6 +106,7 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
     if (!placed) return void log.info({ mid: file.mid, file: file.name }, 'file removed before its ingest');
     const intakeFile: IntakeFile = { merchantId: file.merchantId, mid: file.mid, path: file.path, name: file.name, outboundDir: await opts.outboundFor(file.username) };
     if (file.unsupported) return await refuseName(file, intakeFile, receivedAt, placed.size);
+    if (deps.cardUpdates && UPDATES_FILE.test(file.name)) return void (await ingestUpdates(deps, intakeFile, deps.cardUpdates));
     // Where the file's transaction holds the only connection, readers are told so for its
     // whole ingest (progress-board.ts): they answer from memory instead of waiting for it.
     const run = () => ingestFile(deps, intakeFile);

@@ -13,13 +13,14 @@ import { vaultCardResolver } from './cards.ts';
 import { createIngestQueue } from './queue.ts';
 import { MemoryBudget } from './budget.ts';
 import type { IntakeDeps } from './types.ts';
+import type { ApplyCardUpdate } from './updates.ts';
 
 export interface IntakeStage {
   onFileReady(file: ReadyFile): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function createIntakeStage(core: Core, outboundFor: (username: string) => Promise<string>): IntakeStage {
+export function createIntakeStage(core: Core, outboundFor: (username: string) => Promise<string>, cardUpdates?: ApplyCardUpdate): IntakeStage {
   const { config } = core;
   const log = core.log.child({ component: 'intake' });
   const abort = new AbortController();
@@ -37,6 +38,7 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     budget: new MemoryBudget(config.intake.memoryBytes),
     signal: abort.signal,
     progressBesideTransaction: core.database.kind === 'postgres' && config.database.poolSize > 1,
+    ...(cardUpdates ? { cardUpdates } : {}),
   };
   const queue = createIngestQueue({ deps, policy: config.intake, quarantineDir: quarantineDir(config.dataDir), outboundFor, log });
   return {

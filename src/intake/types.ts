@@ -39,6 +39,8 @@ export interface IntakeDeps {
    * to see. Otherwise (PGlite, the default) none is recorded (src/intake/progress.ts).
    */
   progressBesideTransaction?: boolean;
+  /** Applies a card-update file's entries (src/intake/updates.ts); absent: such files are ingested as batch files. */
+  cardUpdates?: ApplyCardUpdate;
 }
 
 export interface IntakeFile {
@@ -54,3 +56,9 @@ export interface CardResolver {
   /** Runs on the file's transaction `tx`; one result per method, in order. */
   resolve(tx: Tx, merchantId: string, methods: PaymentMethod[]): Promise<Array<{ token: string; testCard?: TestCard } | { errors: FieldError[] }>>;
 }
+
+/** The order a card-update file's entry names. */
+export type UpdateRef = { orderSessionKey: string } | { orderId: string };
+
+/** Applies one card update (src/orders/payment-method.ts, wired by the daemon); throws a RescuedError when refused. */
+export type ApplyCardUpdate = (merchantId: string, ref: UpdateRef, body: unknown) => Promise<{ orderSessionKey: string; status: string }>;

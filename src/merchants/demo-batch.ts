@@ -41,7 +41,8 @@ export interface DemoSftp {
 /**
  * One entry per sandbox behaviour worth watching: approved at the first retry, after declines,
  * after an issuer outage, on the payer's payday, after a Mastercard "retry after" advice; and a
- * lost card, which ends EXPIRED at once. The cards themselves come from the sandbox's own list
+ * lost card, which waits for an updated card in sandbox (ends EXPIRED at once with card updates
+ * off: docs/engine.md "Card updates"). The cards themselves come from the sandbox's own list
  * (samples/test-cards.json), the one source of their numbers and outcomes.
  */
 const DEMO_BEHAVIOURS: ((o: TestCard['processor']) => boolean)[] = [

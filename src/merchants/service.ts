@@ -7,6 +7,8 @@ import { createMerchant } from '../db/queries/create-merchant.ts';
 import { findMerchantByMid, merchantDetails, type MerchantRow } from '../db/queries/find-merchant.ts';
 import { addSftpCidr, addSftpKey, disableMerchant, replaceApiClient, rotateWebhookSecret, setWebhookUrl } from '../db/queries/update-merchant.ts';
 import { listMerchants } from '../db/queries/list-merchants.ts';
+import { setAwaitUpdatedCard } from '../db/queries/card-update-setting.ts';
+import { setMerchantSettings, type MerchantSettings } from '../db/queries/merchant-settings.ts';
 import { rotateTokenizationKey, type RevokedKey } from '../db/queries/rotate-tokenization-key.ts';
 import { digest, newClientId, newSecret, newWebhookSecret } from '../auth/secrets.ts';
 import { seal, webhookSecretAad, type KeyRing } from '../vault/cipher.ts';
@@ -100,7 +102,13 @@ export function createMerchantService(deps: MerchantServiceDeps) {
 
     async show(mid: string) {
       const m = await byMid(mid);
-      return { mid: m.mid, name: m.name, status: m.status, createdAt: m.createdAt, disabledAt: m.disabledAt, ...(await merchantDetails(db, m.id)) };
+      const settings: MerchantSettings = { cascadeOtherCards: m.cascadeOtherCards };
+      return { mid: m.mid, name: m.name, status: m.status, createdAt: m.createdAt, disabledAt: m.disabledAt, settings, ...(await merchantDetails(db, m.id)) };
+    },
+
+    /** Changes the merchant's rescue options (`merchant set`); answers all of them as they now are. */
+    async setSettings(mid: string, settings: Partial<MerchantSettings>): Promise<MerchantSettings> {
+      return setMerchantSettings(db, (await byMid(mid)).id, settings);
     },
 
     async disable(mid: string): Promise<void> {
@@ -116,6 +124,12 @@ export function createMerchantService(deps: MerchantServiceDeps) {
     async allowIp(mid: string, cidrText: string) {
       const cidr = normaliseCidr(cidrText);
       return { cidr, added: await addSftpCidr(db, (await byMid(mid)).id, cidr) };
+    },
+
+    /** on/off: the merchant's own card-update setting; default: the configuration's engine.awaitUpdatedCard. */
+    async setCardUpdates(mid: string, value: 'on' | 'off' | 'default'): Promise<void> {
+      const m = await byMid(mid);
+      await setAwaitUpdatedCard(db, m.id, value === 'default' ? null : value === 'on');
     },
 
     async setWebhook(mid: string, urlText: string): Promise<string> {

@@ -28,6 +28,8 @@ export interface OrderDeps {
   settings: OrderSettings;
   /** The body's mid and siteId belong to the caller. */
   ownIds: OwnIdsCheck;
+  /** The vault's tokenize and look-up, for a card update (POST …/payment-method); absent: 503. */
+  cards?: Pick<Vault, 'tokenize' | 'find'>;
 }
 
 export function processorOf(deps: OrderDeps): Processor {

@@ -8,6 +8,7 @@ import { batchResultPage, type ResultRow } from '../db/queries/batch-results.ts'
 import { AtomicFile } from '../atomic-file.ts';
 import { maskIdentifier } from '../card-numbers.ts';
 import { scrubText } from '../scrub.ts';
+import { awaitingOf, cardUpdatesOf } from '../domain/card-updates.ts';
 
 
 export const resultsName = (file: string) => `${file}.results.json`;
@@ -38,7 +39,20 @@ function record(r: ResultRow) {
     attempts: r.attempts,
     finishedAt: r.finishedAt?.toISOString() ?? null,
     confirmationId: maskIdentifier(r.confirmationId),
+    // What recovered an approved order; the decline that made it wait for an updated card and
+    // the cards attached since (BIN and last four at most), when any.
+    ...(r.status === 'APPROVED' ? { recoveredBy: r.recoveredBy ?? 'retry' } : {}),
+    ...cardFacts(r),
     ...(r.gateway ? { gateway: { ...r.gateway, rawMessage: r.gateway.rawMessage === null ? null : scrubText(r.gateway.rawMessage), networkTransactionId: maskIdentifier(r.gateway.networkTransactionId) } } : {}),
+  };
+}
+
+function cardFacts(r: ResultRow) {
+  const waited = awaitingOf(r.awaitingCard);
+  const updates = cardUpdatesOf(r.cardUpdates);
+  return {
+    ...(waited ? { awaitedUpdatedCard: { since: waited.since, decline: waited.decline } } : {}),
+    ...(updates.length ? { cardUpdates: updates.map((u) => ({ at: u.at, source: u.source, kind: u.kind, last4: u.last4 ?? null, expMonth: u.expMonth ?? null, expYear: u.expYear ?? null })) } : {}),
   };
 }
 

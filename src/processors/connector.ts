@@ -85,6 +85,20 @@ export interface GatewayAnswer {
   rawCode?: string;
   rawMessage?: string;
   networkTransactionId?: string;
+  /**
+   * The gateway's account updater changed the card during this call (Stripe's automatic card
+   * updates, Adyen's real-time account updater): what it learned. The engine records it, charges
+   * the updated credential from then on and counts it under its own network counters.
+   */
+  cardUpdate?: {
+    /** `expiry`: same card, new expiry; `replacement`: a new card number; `closed`: no usable card. */
+    kind: 'expiry' | 'replacement' | 'closed';
+    expMonth?: number;
+    expYear?: number;
+    last4?: string;
+    /** The gateway's reference of the updated stored card, when it has one. */
+    gatewayReference?: string;
+  };
 }
 
 /**

@@ -94,7 +94,10 @@ export function createProcessorRouter(deps: RouterDeps): Processor {
 
   async function chargeOf(req: AuthorizeRequest, connector: Connector): Promise<ChargeRequest> {
     const facts = req.order;
-    const method = facts?.fields[FIELD_PAYMENT_METHOD];
+    // A card the merchant sent later is charged from the vault, not the method the order named;
+    // a card the gateway's updater changed is charged as its updated stored card, when it has one.
+    const updated = req.credential?.kind === 'gateway' ? req.credential : undefined;
+    const method = req.credential?.kind === 'vault' ? undefined : (updated?.gatewayReference ?? facts?.fields[FIELD_PAYMENT_METHOD]);
     const base: ChargeRequest = {
       idempotencyKey: req.idempotencyKey, reference: req.reference, amount: req.amount, currency: req.currency,
       initiator: req.isMIT ? 'merchant' : 'customer',
@@ -108,7 +111,7 @@ export function createProcessorRouter(deps: RouterDeps): Processor {
     if (!connector.acceptsCards) throw new RescuedError('ERR_PROCESSOR_CARD_NOT_ACCEPTED', `The ${connector.type} account is not set to take card numbers: name the gateway's payment method in additionalFields ${FIELD_PAYMENT_METHOD}, or enable raw card data on the account.`);
     const card = await deps.vault.reveal(req.merchantId, req.cardToken);
     if (!card) throw new GatewayError('rejected', 'the order\'s card token is not in the vault', { code: 'card_unknown' });
-    return { ...base, card: { number: card.pan, expMonth: card.month, expYear: card.year, ...(card.holderName ? { holderName: card.holderName } : {}) } };
+    return { ...base, card: { number: card.pan, expMonth: updated?.expMonth ?? card.month, expYear: updated?.expYear ?? card.year, ...(card.holderName ? { holderName: card.holderName } : {}) } };
   }
 
   /** One call to an account: counted, limited, and its failures tagged with the account. */
@@ -133,6 +136,7 @@ export function createProcessorRouter(deps: RouterDeps): Processor {
     ...(a.adviceCode ? { adviceCode: a.adviceCode } : {}), ...(a.challenge ? { challenge: a.challenge } : {}),
     accountId: entry.row.id, route, source: entry.row.type,
     ...(a.rawCode ? { rawCode: a.rawCode.slice(0, 64) } : {}), ...(a.rawMessage ? { rawMessage: scrubText(a.rawMessage).slice(0, 255) } : {}), ...(a.networkTransactionId ? { networkTransactionId: a.networkTransactionId } : {}),
+    ...(a.cardUpdate ? { cardUpdate: a.cardUpdate } : {}),
   });
 
   function sandboxOf(): Processor {

@@ -1,6 +1,18 @@
 // The processor interface (DESIGN.md §3): what the engine and the HTTP routes call to charge,
 // refund or void. Every call carries an idempotency key; a processor answers a key it has
 // seen with its first answer, so a retry after a crash never charges twice.
+import type { GatewayAnswer } from './connector.ts';
+
+/** What a gateway's account updater changed during a call (connector.ts GatewayAnswer.cardUpdate). */
+export type GatewayCardUpdate = NonNullable<GatewayAnswer['cardUpdate']>;
+
+/**
+ * An order's credential when it is no longer the card it came with (src/domain/card-updates.ts):
+ * `vault`: charge the vault card of cardToken, not the payment method the order's fields name
+ * (the merchant sent a new card); `gateway`: the gateway's account updater changed the card, and
+ * its updated stored card (gatewayReference) or new expiry is what is charged.
+ */
+export type ChargeCredential = { kind: 'vault' } | { kind: 'gateway'; gatewayReference?: string; expMonth?: number; expYear?: number };
 
 /** What the processor needs to charge a card: the vault token, never the number in logs. */
 export interface AuthorizeRequest {
@@ -27,6 +39,8 @@ export interface AuthorizeRequest {
    * replayed after a crash) goes back to the account that may have charged it.
    */
   accountId?: string | null;
+  /** Absent: the order's own card, as the order names it. */
+  credential?: ChargeCredential;
 }
 
 /** The order as the router needs it (src/processors/order-facts.ts reads it from the request). */
@@ -69,6 +83,8 @@ export interface ProcessorResponse {
   rawCode?: string;
   rawMessage?: string;
   networkTransactionId?: string;
+  /** The gateway's account updater changed the card during this call. */
+  cardUpdate?: GatewayCardUpdate;
 }
 
 export interface RefundRequest {

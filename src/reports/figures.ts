@@ -7,7 +7,9 @@
 import { resolveOriginalDecline } from '../declines/original.ts';
 import { STATUSES } from '../domain/states.ts';
 import type { FigureRow } from './sql/order-figures.ts';
-import type { BrandRow, Figures, MerchantRow, Money, ReasonRow } from './schema.ts';
+import type { BrandRow, CauseRow, Figures, MerchantRow, Money, ReasonRow } from './schema.ts';
+import type { CauseRow as CauseSqlRow } from './sql/recovery-causes.ts';
+import { RECOVERY_CAUSES } from '../domain/card-updates.ts';
 
 interface Acc {
   orders: number;
@@ -108,4 +110,13 @@ export function byBrand(rows: FigureRow[]): BrandRow[] {
 export function byMerchant(rows: FigureRow[]): MerchantRow[] {
   const groups = groupBy(rows.filter((r) => r.set === 'merchant'), (r) => ({ key: r.merchantId ?? '', extra: { mid: r.mid ?? '', name: r.merchantName ?? '' } }));
   return byOrders([...groups.values()].map((g) => ({ ...g.extra, ...figures(g.acc) })), (r) => r.name);
+}
+
+/** Recovered orders and amounts per cause, every cause listed (a zero says the path exists and did nothing). */
+export function byCause(rows: CauseSqlRow[]): CauseRow[] {
+  return RECOVERY_CAUSES.map((cause) => {
+    const mine = rows.filter((r) => r.cause === cause);
+    const amounts = mine.map((r) => ({ currency: r.currency, recovered: r.amount, refunded: r.refunded })).sort((a, b) => b.recovered - a.recovered || a.currency.localeCompare(b.currency));
+    return { cause, recovered: mine.reduce((s, r) => s + r.orders, 0), amounts };
+  });
 }

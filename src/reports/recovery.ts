@@ -9,7 +9,8 @@ import { webhookBacklog } from './sql/webhook-backlog.ts';
 import { batchesInProgress } from './sql/batches-in-progress.ts';
 import type { ReportScope } from './sql/scope.ts';
 import { learnedTiming } from './learned.ts';
-import { byBrand, byMerchant, byReason, ordersByState, overall } from './figures.ts';
+import { byBrand, byCause, byMerchant, byReason, ordersByState, overall } from './figures.ts';
+import { recoveryCauseRows } from './sql/recovery-causes.ts';
 import type { DayRow, RecoveryReport } from './schema.ts';
 
 export type { ReportScope } from './sql/scope.ts';
@@ -20,7 +21,7 @@ export const MIN_DAYS = 7;
 export const MAX_DAYS_AHEAD = 366;
 
 /** The statements a report runs, one after the other (onStep counts them). */
-export const REPORT_PARTS = 7;
+export const REPORT_PARTS = 8;
 
 export interface ReportOptions extends ReportScope {
   /** The merchant's public mid, echoed in the answer (null: every merchant). */
@@ -79,6 +80,7 @@ export async function recoveryReport(db: Db, opts: ReportOptions): Promise<Recov
   // One after the other: PGlite runs one statement at a time anyway, and on a server the
   // report should not take seven pool connections from the real-time calls.
   const rows = await step('orders', orderFigureRows(db, scope));
+  const causes = await step('recovery causes', recoveryCauseRows(db, scope));
   const doneDays = await step('attempts', attemptsDonePerDay(db, scope, opts.since ?? new Date(0)));
   const plannedDays = await step('planned attempts', attemptsPlannedPerDay(db, scope));
   const queue = await step('queue', queueDepth(db, scope));
@@ -96,6 +98,7 @@ export async function recoveryReport(db: Db, opts: ReportOptions): Promise<Recov
     byReason: byReason(rows),
     byBrand: byBrand(rows),
     byMerchant: byMerchant(rows),
+    byRecoveryCause: byCause(causes),
     attemptsPerDay: { from: dayOf(from), to: dayOf(to), days, plannedLater },
     queue,
     webhooks,

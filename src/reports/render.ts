@@ -41,16 +41,23 @@ export function reportText(r: RecoveryReport): string {
     ...breakdown('by decline reason', r.byReason.map((g) => ({ ...g, label: `${g.reason} (${g.class})` }))),
     ...breakdown('by card brand', r.byBrand.map((g) => ({ ...g, label: g.brand }))),
     ...(r.mid ? [] : breakdown('by merchant', r.byMerchant.map((g) => ({ ...g, label: `${g.name} ${g.mid}` })))),
+    ...causeLines(r.byRecoveryCause ?? []),
     '',
     `attempts per day (UTC ${d.from} to ${d.to}): done ${n(sum('done'))} (approved ${n(sum('approved'))}), planned ${n(sum('planned'))}${d.plannedLater ? ` and ${n(d.plannedLater)} after ${d.to}` : ''}`,
     ...(busyDays.length ? table(['day', 'done', 'approved', 'declined', 'planned'], busyDays.map((x) => [x.day, n(x.done), n(x.approved), n(x.declined), n(x.planned)])) : []),
-    `queue: ${n(q.depth)} MIT orders (to plan ${n(q.toPlan)}, due now ${n(q.dueNow)}, scheduled ${n(q.scheduled)}, parked ${n(q.parked)}, in flight ${n(q.inFlight)}); ${n(q.awaitingChallenge)} awaiting a challenge${q.oldestDueAt ? `; oldest due since ${q.oldestDueAt}` : ''}`,
+    `queue: ${n(q.depth)} MIT orders (to plan ${n(q.toPlan)}, due now ${n(q.dueNow)}, scheduled ${n(q.scheduled)}, parked ${n(q.parked)}, awaiting an updated card ${n(q.awaitingCard)}, in flight ${n(q.inFlight)}); ${n(q.awaitingChallenge)} awaiting a challenge${q.oldestDueAt ? `; oldest due since ${q.oldestDueAt}` : ''}`,
     `webhooks: ${n(w.pending)} pending (${n(w.dueNow)} due now), ${n(w.delivering)} delivering, ${n(w.dead)} dead letters, ${n(w.disabledEndpoints)} disabled endpoints${w.oldestPendingAt ? `; oldest pending since ${w.oldestPendingAt}` : ''}`,
     r.batchesInProgress.length ? 'batches in progress:' : 'batches in progress: none',
     ...r.batchesInProgress.map((b) => `  ${b.fileName}  ${b.phase} ${Math.round(b.progress * 100)}%  accepted ${n(b.accepted)}, rejected ${n(b.rejected)}, final ${n(b.final)} (approved ${n(b.approved)}, expired ${n(b.expired)})  ${b.mid}  ${b.batchId}`),
     '',
     ...learnedLines(r.learnedTiming),
   ].join('\n');
+}
+
+/** What recovered the orders: each cause with its orders and recovered amount. */
+function causeLines(causes: RecoveryReport['byRecoveryCause']): string[] {
+  const amount = (c: RecoveryReport['byRecoveryCause'][number]) => (c.amounts.length ? c.amounts.map((a) => `${majorUnits(a.recovered, a.currency)} ${a.currency}`).join(', ') : '0');
+  return ['recovered by:', ...table(['', 'orders', 'recovered amount'], causes.map((c) => [c.cause, n(c.recovered), amount(c)]))];
 }
 
 const two = (h: number) => String(h).padStart(2, '0');
@@ -97,5 +104,12 @@ export function reportCsv(r: RecoveryReport): string {
     ...r.byReason.map((g) => row('reason', g.reason, '', g.class, g)),
     ...r.byBrand.map((g) => row('brand', g.brand, '', '', g)),
     ...r.byMerchant.map((g) => row('merchant', g.mid, g.name, '', g)),
+    ...(r.byRecoveryCause ?? []).map((c) => {
+      const amounts = currencies.flatMap((cur) => {
+        const a = c.amounts.find((m) => m.currency === cur);
+        return [plainMajorUnits(a?.recovered ?? 0, cur), plainMajorUnits(a?.refunded ?? 0, cur), ''];
+      });
+      return ['recovered_by', c.cause, '', '', c.recovered, '', c.recovered, '', '', '', ...amounts].map(cell).join(',');
+    }),
   ].join('\r\n');
 }

@@ -30,6 +30,12 @@ export const ReasonRowSchema = Type.Object({ reason: Type.String({ description: 
 export const BrandRowSchema = Type.Object({ brand: Type.String({ description: 'card brand as stored, `unknown` when none' }), ...figureProps });
 export const MerchantRowSchema = Type.Object({ mid: Type.String({ format: 'uuid' }), name: Type.String(), ...figureProps });
 
+export const CauseRowSchema = Type.Object({
+  cause: Type.Union([Type.Literal('retry'), Type.Literal('merchant_update'), Type.Literal('account_updater'), Type.Literal('other_card')], { description: 'what recovered the orders: a retry of the same card, the merchant\'s updated card, the gateway\'s account updater, the payer\'s other card' }),
+  recovered: Type.Integer({ minimum: 0, description: 'orders recovered so' }),
+  amounts: Type.Array(Type.Object({ currency: Type.String(), recovered: Type.Integer({ description: 'minor units' }), refunded: Type.Integer({ description: 'minor units refunded since' }) }), { description: 'by currency, largest first' }),
+});
+
 export const DayRowSchema = Type.Object({
   day: Day,
   done: Type.Integer({ minimum: 0, description: 'attempts started that day (any outcome)' }),
@@ -39,11 +45,12 @@ export const DayRowSchema = Type.Object({
 });
 
 export const QueueSchema = Type.Object({
-  depth: Type.Integer({ minimum: 0, description: 'MIT orders the engine still works on: toPlan + dueNow + scheduled + parked + inFlight' }),
+  depth: Type.Integer({ minimum: 0, description: 'MIT orders the engine still works on: toPlan + dueNow + scheduled + parked + awaitingCard + inFlight' }),
   toPlan: Type.Integer({ minimum: 0, description: 'SUBMITTED: the first look is due' }),
   dueNow: Type.Integer({ minimum: 0, description: 'PENDING whose next attempt is due' }),
   scheduled: Type.Integer({ minimum: 0, description: 'PENDING whose next attempt is later' }),
   parked: Type.Integer({ minimum: 0, description: 'PENDING without a next attempt (an outcome to reconcile)' }),
+  awaitingCard: Type.Integer({ minimum: 0, description: 'PENDING waiting for an updated card (docs/engine.md "Card updates")' }),
   inFlight: Type.Integer({ minimum: 0, description: 'PROCESSING' }),
   awaitingChallenge: Type.Integer({ minimum: 0, description: 'CIT orders in CHALLENGE' }),
   oldestDueAt: Nullable(Type.String({ format: 'date-time' })),
@@ -105,6 +112,7 @@ export const RecoveryReportSchema = Type.Object({
   byReason: Type.Array(ReasonRowSchema),
   byBrand: Type.Array(BrandRowSchema),
   byMerchant: Type.Array(MerchantRowSchema),
+  byRecoveryCause: Type.Array(CauseRowSchema, { description: 'every cause, zero included, in this order: retry, merchant_update, account_updater, other_card' }),
   attemptsPerDay: Type.Object({
     from: Day,
     to: Day,
@@ -123,6 +131,7 @@ export type ReasonRow = Static<typeof ReasonRowSchema>;
 export type BrandRow = Static<typeof BrandRowSchema>;
 export type MerchantRow = Static<typeof MerchantRowSchema>;
 export type DayRow = Static<typeof DayRowSchema>;
+export type CauseRow = Static<typeof CauseRowSchema>;
 export type Queue = Static<typeof QueueSchema>;
 export type WebhookBacklog = Static<typeof WebhookBacklogSchema>;
 export type BatchProgress = Static<typeof BatchProgressSchema>;

@@ -15,6 +15,7 @@ import { createFingerprinter } from './fingerprint.ts';
 import { createCardWriter } from './card-writer.ts';
 import { cardBrandOf, maskPan, stripPan } from './pan.ts';
 import { newCardToken, openCard, sealCard, type CardSecret } from './sealed-card.ts';
+import { eligiblePayerCards, linkPayer, type EligibleQuery } from './payer-cards.ts';
 import type { TestCard, TestCardList } from './test-cards.ts';
 
 export interface VaultDeps {
@@ -172,7 +173,13 @@ export function createVault(deps: VaultDeps) {
     return new Map(rows.map((row) => [row.token, { ...toVaultCard(row), ...openCard(ring, merchantId, row.token, row.sealed) }]));
   }
 
-  return { tokenize, find, reveal, revealMany, tokenizeAtEdge: edge(tokenize, find, reveal, mode, deps.testCards) };
+  return {
+    tokenize, find, reveal, revealMany, tokenizeAtEdge: edge(tokenize, find, reveal, mode, deps.testCards),
+    /** Names the payer on a card (tokenize with payer.id); false for an unknown token or no payer. */
+    linkPayer: (merchantId: string, token: string, payerId: unknown) => linkPayer(db, merchantId, token, payerId),
+    /** The payer's other eligible cards for an order (the cascade). */
+    payerCards: (q: EligibleQuery) => eligiblePayerCards(db, q),
+  };
 }
 
 import { carriesFullNumber } from './full-number.ts';

@@ -13,6 +13,10 @@ export const ORDER_EVENTS = {
   'order.expired': 'ORDER EXPIRED',
   'order.cancelled': 'ORDER CANCELLED',
   'order.refunded': 'ORDER REFUNDED',
+  // The order's card must change: it waits for an updated card until its deadline.
+  'order.card_update_needed': 'ORDER CARD UPDATE NEEDED',
+  // An updated card was attached (by the merchant, the gateway's account updater or the payer's other card).
+  'order.card_updated': 'ORDER CARD UPDATED',
 } as const;
 export type OrderEventType = keyof typeof ORDER_EVENTS;
 
@@ -33,6 +37,13 @@ export interface OrderEventInput {
   refundedAmount?: number;
   isTestMode: boolean;
   at: Date;
+  /** order.card_update_needed: the decline that means the card must change, and until when an updated card is taken. */
+  decline?: { reason: string; code: string | null; source: string | null; adviceCode: string | null };
+  awaitingUntil?: Date | null;
+  /** order.card_updated: where the card came from and what it is (never more than BIN and last four). */
+  card?: { source: string; kind: string; bin?: string | null; last4?: string | null; brand?: string | null; expMonth?: number | null; expYear?: number | null };
+  /** order.completed: what recovered the order (retry, merchant_update, account_updater, other_card). */
+  recoveredBy?: string | null;
 }
 
 /**
@@ -51,6 +62,9 @@ export function eventPayload(e: OrderEventInput, isResent = false) {
       currency: e.currency,
       attempts: e.attempts,
       ...(e.refundedAmount !== undefined ? { refundedAmount: e.refundedAmount / 100 } : {}),
+      ...(e.recoveredBy ? { recoveredBy: e.recoveredBy } : {}),
+      ...(e.decline ? { decline: e.decline, awaitingUntil: e.awaitingUntil?.toISOString() ?? null } : {}),
+      ...(e.card ? { card: { ...e.card, bin: e.card.bin ? maskIdentifier(e.card.bin) : null } } : {}),
     },
     ExternalOrderId: maskIdentifier(e.orderId),
     OrderId: e.orderSessionKey,

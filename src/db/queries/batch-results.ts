@@ -42,13 +42,17 @@ export interface ResultRow {
   confirmationId: string | null;
   /** The last answered attempt's account and the gateway's own words. */
   gateway: { account: string | null; type: string | null; rawCode: string | null; rawMessage: string | null; networkTransactionId: string | null } | null;
+  /** orders.recovered_by, awaiting_card and card_updates as stored (src/domain/card-updates.ts decodes them). */
+  recoveredBy: string | null;
+  awaitingCard: unknown;
+  cardUpdates: unknown;
 }
 
 export async function batchResultPage(db: Tx, batchId: string, afterSequence: number, limit: number): Promise<ResultRow[]> {
   const rows = await selectRows(
     db,
     sql`select o.sequence_number, o.order_id, o.id, o.status, o.status_reason, o.attempt_count, o.finished_at, o.confirmation_id,
-        la.raw_code, la.raw_message, la.network_transaction_id, la.account_id, pa.label, pa.type
+        o.recovered_by, o.awaiting_card, o.card_updates, la.raw_code, la.raw_message, la.network_transaction_id, la.account_id, pa.label, pa.type
       from orders o
       left join lateral (
         select a.raw_code, a.raw_message, a.network_transaction_id, a.account_id from attempts a
@@ -66,6 +70,7 @@ export async function batchResultPage(db: Tx, batchId: string, afterSequence: nu
       account: (r.label as string | null) ?? null, type: (r.type as string | null) ?? null, rawCode: (r.raw_code as string | null) ?? null,
       rawMessage: (r.raw_message as string | null) ?? null, networkTransactionId: (r.network_transaction_id as string | null) ?? null,
     },
+    recoveredBy: (r.recovered_by as string | null) ?? null, awaitingCard: r.awaiting_card ?? null, cardUpdates: r.card_updates ?? null,
   }));
 }
 

@@ -46,10 +46,11 @@ export async function claimWithAttempts(db: Tx, owner: string, now: Date, leaseU
       update orders o set status = 'PROCESSING', lease_owner = ${owner}, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz, updated_at = ${at}::timestamptz
       from due where o.id = due.id
       returning o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.card_bin, o.expires_at,
-        o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner, o.next_attempt_at
+        o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner, o.next_attempt_at,
+        o.credential, o.card_updates
     ), fresh as (
       insert into attempts (order_session_key, merchant_id, card_token, attempt_no, idempotency_key, status, amount, currency, plan_reason, started_at)
-      select c.id, c.merchant_id, c.card_token, c.attempt_count + 1, c.id::text || ':' || (c.attempt_count + 1)::text, 'in_flight',
+      select c.id, c.merchant_id, coalesce(c.credential, c.card_token), c.attempt_count + 1, c.id::text || ':' || (c.attempt_count + 1)::text, 'in_flight',
         c.amount, c.currency, c.plan_reason, ${at}::timestamptz
       from claimed c
       on conflict (order_session_key, attempt_no) do nothing

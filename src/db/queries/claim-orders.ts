@@ -28,10 +28,14 @@ export interface WorkOrder {
   attemptCount: number;
   createdAt: Date;
   leaseOwner: string | null;
+  /** The credential charged and counted now when not cardToken (src/domain/card-updates.ts); null: cardToken. */
+  credential: string | null;
+  /** orders.card_updates as stored (decoded by src/domain/card-updates.ts). */
+  cardUpdates: unknown;
 }
 
 export const WORK_COLUMNS = sql.raw(
-  'id, merchant_id, batch_id, order_id, status, amount, currency, card_token, card_brand, card_bin, expires_at, decline_code, decline_source, request, plan_reason, attempt_count, created_at, lease_owner',
+  'id, merchant_id, batch_id, order_id, status, amount, currency, card_token, card_brand, card_bin, expires_at, decline_code, decline_source, request, plan_reason, attempt_count, created_at, lease_owner, credential, card_updates',
 );
 
 const json = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
@@ -56,6 +60,8 @@ export function toWorkOrder(r: Record<string, unknown>): WorkOrder {
     attemptCount: Number(r.attempt_count),
     createdAt: dateOf(r.created_at),
     leaseOwner: (r.lease_owner as string | null) ?? null,
+    credential: (r.credential as string | null) ?? null,
+    cardUpdates: r.card_updates == null ? null : json(r.card_updates),
   };
 }
 
@@ -78,7 +84,7 @@ export async function claimDueOrders(db: Tx, owner: string, now: Date, leaseUnti
     update orders o set status = 'PROCESSING', lease_owner = ${owner}, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
     from due where o.id = due.id
     returning o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.card_bin, o.expires_at,
-      o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner`,
+      o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner, o.credential, o.card_updates`,
   );
   return rows.map(toWorkOrder);
 }

@@ -2,9 +2,11 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { cards } from '../schema.ts';
 
-// lastTokenizedAt is the retention rule's alone (schema.ts): nothing else reads it.
-export type CardRow = Omit<typeof cards.$inferSelect, 'lastTokenizedAt'>;
-export type NewCardRow = Omit<typeof cards.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | 'lastTokenizedAt'> & { merchantId: string; fingerprint: string; token: string };
+// lastTokenizedAt is the retention rule's alone (schema.ts): nothing else reads it. The payer
+// columns are the payer-card queries' alone (payer-cards.ts).
+type Private = 'lastTokenizedAt' | 'payerId' | 'payerLinkedAt';
+export type CardRow = Omit<typeof cards.$inferSelect, Private>;
+export type NewCardRow = Omit<typeof cards.$inferInsert, 'id' | 'createdAt' | 'updatedAt' | Private> & { merchantId: string; fingerprint: string; token: string };
 
 export interface InsertedOrFound {
   row: CardRow;

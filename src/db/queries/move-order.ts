@@ -13,6 +13,13 @@ export interface OrderMove {
   attemptCount?: number;
   confirmationId?: string | null;
   finishedAt?: Date | null;
+  /** Card updates (src/domain/card-updates.ts): the credential charged now, every update, the wait's decline, what recovered it. */
+  credential?: string | null;
+  cardUpdates?: unknown;
+  awaitingCard?: unknown;
+  recoveredBy?: string | null;
+  /** The cards the order moved off to the payer's next card (src/engine/cascade.ts): the whole new list. */
+  endedCards?: unknown;
 }
 
 /** Applies the move and drops any lease: a moved order is no longer held by anyone. */

@@ -41,8 +41,14 @@ export interface GuardedMove extends OrderMove {
   id: string;
   /** The order moves only if it is still in this status ... */
   from: string;
-  /** ... and, when given, still leased by this owner. */
+  /** ... and, when given, still leased by this owner ... */
   owner?: string;
+  /**
+   * ... and, when given, still charged under this credential ('' for the order's own card): a
+   * card the merchant sent while the attempt was in flight sends the group to the locked path,
+   * which plans the new card's first attempt instead of re-planning the old card's decline.
+   */
+  fromCredential?: string;
 }
 
 const FIELDS: Array<[keyof OrderMove, string, string]> = [
@@ -52,10 +58,18 @@ const FIELDS: Array<[keyof OrderMove, string, string]> = [
   ['attemptCount', 'attempt_count', 'integer'],
   ['confirmationId', 'confirmation_id', 'text'],
   ['finishedAt', 'finished_at', 'timestamptz'],
+  ['credential', 'credential', 'text'],
+  ['cardUpdates', 'card_updates', 'json'],
+  ['awaitingCard', 'awaiting_card', 'json'],
+  ['recoveredBy', 'recovered_by', 'text'],
+  ['endedCards', 'ended_cards', 'json'],
 ];
 
+const valueOf = (key: string, type: string) => (type === 'json' ? `nullif((m->'${key}')::text, 'null')::json` : `(m->>'${key}')::${type}`);
+
 // A field absent from a move keeps its value (a move sets only what it names, as moveOrder).
-const SET = sql.raw(FIELDS.map(([key, col, type]) => `${col} = case when m ? '${key}' then (m->>'${key}')::${type} else o.${col} end`).join(', '));
+const SET = sql.raw(FIELDS.map(([key, col, type]) => `${col} = case when m ? '${key}' then ${valueOf(key, type)} else o.${col} end`).join(', '));
+const GUARD = sql.raw(`o.status = m->>'from' and (not m ? 'owner' or o.lease_owner = m->>'owner') and (not m ? 'fromCredential' or coalesce(o.credential, '') = m->>'fromCredential')`);
 
 /**
  * Applies each move whose guard holds and drops the lease, as moveOrder does for one order: a
@@ -68,7 +82,7 @@ export async function moveOrders(tx: Tx, moves: GuardedMove[], now: Date): Promi
     tx,
     sql`update orders o set status = m->>'status', ${SET}, lease_owner = null, lease_expires_at = null, updated_at = ${now.toISOString()}::timestamptz
       from jsonb_array_elements(${JSON.stringify(moves)}::jsonb) as m
-      where o.id = (m->>'id')::uuid and o.status = m->>'from' and (not m ? 'owner' or o.lease_owner = m->>'owner')
+      where o.id = (m->>'id')::uuid and ${GUARD}
       returning o.id`,
   );
   return new Set(rows.map((r) => r.id as string));
@@ -87,7 +101,7 @@ export async function finishAndMove(tx: Tx, results: Array<AttemptResult & { id:
     sql`with moved as (
       update orders o set status = m->>'status', ${SET}, lease_owner = null, lease_expires_at = null, updated_at = ${now.toISOString()}::timestamptz
       from jsonb_array_elements(${JSON.stringify(moves)}::jsonb) as m
-      where o.id = (m->>'id')::uuid and o.status = m->>'from' and (not m ? 'owner' or o.lease_owner = m->>'owner')
+      where o.id = (m->>'id')::uuid and ${GUARD}
       returning o.id
     ), finished as (
       update attempts a set status = r."status", response_code = r."responseCode", advice_code = r."adviceCode", decline_class = r."declineClass",

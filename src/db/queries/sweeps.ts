@@ -19,7 +19,7 @@ export async function tryAdvisoryXactLock(tx: Tx, key: bigint): Promise<boolean>
  * failed to answer) is left to the engine: it re-sends that attempt with the same key, gets
  * the processor's stored answer and records it, so the attempt does not stay in flight forever.
  */
-export async function expireOrders(tx: Tx, now: Date, limit: number): Promise<Array<WorkOrder & { previous: string }>> {
+export async function expireOrders(tx: Tx, now: Date, limit: number): Promise<Array<WorkOrder & { previous: string; statusReason: string }>> {
   const at = now.toISOString();
   const rows = await selectRows(
     tx,
@@ -31,13 +31,16 @@ export async function expireOrders(tx: Tx, now: Date, limit: number): Promise<Ar
       limit ${limit}
       for update skip locked
     )
-    update orders o set status = 'EXPIRED', status_reason = 'expiry_reached', plan_reason = 'expiry_reached', next_attempt_at = null,
+    update orders o set status = 'EXPIRED', plan_reason = 'expiry_reached', next_attempt_at = null,
+      -- An order that waited for an updated card in vain ends with the decline that made it wait.
+      status_reason = coalesce(case when o.plan_reason = 'awaiting_updated_card' then o.awaiting_card->>'reason' end, 'expiry_reached'),
       finished_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
     from due where o.id = due.id
     returning due.status as previous, o.id, o.merchant_id, o.batch_id, o.order_id, o.status, o.amount, o.currency, o.card_token, o.card_brand, o.card_bin,
-      o.expires_at, o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner`,
+      o.expires_at, o.decline_code, o.decline_source, o.request, o.plan_reason, o.attempt_count, o.created_at, o.lease_owner, o.credential, o.card_updates,
+      o.status_reason`,
   );
-  return rows.map((r) => ({ ...toWorkOrder(r), previous: r.previous as string }));
+  return rows.map((r) => ({ ...toWorkOrder(r), previous: r.previous as string, statusReason: (r.status_reason as string | null) ?? 'expiry_reached' }));
 }
 
 /** PROCESSING orders whose lease ran out → PENDING, due now; returns how many. */

@@ -7,6 +7,8 @@ import { AdviceCode, CountryCode, CurrencyCode, DateTimeUtc, LenientInteger, Opt
 
 /** The longest list of the merchant's own earlier attempts an order may carry. */
 export const MAX_PRIOR_ATTEMPTS = 50;
+/** At most this many other cards of the payer named by one order (payer.otherCardTokens). */
+export const MAX_OTHER_CARDS = 10;
 
 /** One of the merchant's own attempts on the order before it handed the decline over. */
 export const PriorAttemptSchema = Type.Object({
@@ -47,6 +49,12 @@ export const PayerSchema = Type.Object({
   phone: OptionalText(),
   id: OptionalText(),
   birthdate: Type.Optional(Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD; a date after today is refused with ERR_MODEL_TIME_IN_FUTURE.' })),
+  // Not in the spec: the payer's other cards in the vault, which an order whose card ends hard
+  // may continue on when the merchant opted in (docs/engine.md, "The payer's other cards").
+  otherCardTokens: Type.Optional(Type.Array(Type.String({ format: 'card-token', maxLength: 36 }), {
+    maxItems: MAX_OTHER_CARDS,
+    description: `Vault tokens (from /v1/tokenize) of the payer's other cards at this merchant, the preferred first (at most ${MAX_OTHER_CARDS}, no repeats, not the order's own card). Used only when the merchant opted in to the cascade; a token of another merchant is never charged.`,
+  })),
 });
 
 export const AffiliateSchema = Type.Object({

@@ -18,6 +18,12 @@ export const TokenizeRequestSchema = Type.Object(
       sense_key: OptionalText(),
       credit_card: CreditCardSchema,
     }),
+    // Not in the spec's tokenize request: the payer the card belongs to (the same external id as
+    // evaluate's payer.id), so the vault can offer the payer's other cards to an order whose card
+    // ends hard (docs/api.md, "Tokenize").
+    payer: Type.Optional(Type.Object({
+      id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "The merchant's id of the payer (evaluate's payer.id): the card is stored as one of this payer's cards." })),
+    })),
   },
   { $id: 'TokenizeRequest' },
 );

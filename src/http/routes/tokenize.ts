@@ -2,7 +2,7 @@
 // caller is identified by the query parameters `mid` and `environment` (the tokenization
 // key), not by a bearer token. A card that fails a check is 422 with one entry per field.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { validateTokenize } from '../../domain/index.ts';
+import { TokenizeRequestSchema, validateTokenize } from '../../domain/index.ts';
 import type { TokenizationMerchant } from '../../auth/tokenization-key.ts';
 import { ThrottledError, type FailureThrottle } from '../../auth/failure-throttle.ts';
 import { RescuedError } from '../../errors.ts';
@@ -10,7 +10,7 @@ import type { CardInput } from '../../vault/card-checks.ts';
 import type { Tokenized, Vault } from '../../vault/service.ts';
 
 export interface TokenizeDeps {
-  vault: Pick<Vault, 'tokenize'>;
+  vault: Pick<Vault, 'tokenize' | 'linkPayer'>;
   authenticateTokenizationKey: (mid: string, key: string) => Promise<TokenizationMerchant>;
   /** Limits failed authentications per (mid, source address) and per source address. */
   authThrottle: FailureThrottle;
@@ -68,6 +68,8 @@ export function tokenizeRoutes(app: FastifyInstance, deps: TokenizeDeps): void {
       });
       const schema = validateTokenize(request.body);
       result = await deps.vault.tokenize(merchant.merchantId, cardInput(request.body), undefined, schema.ok ? [] : schema.errors);
+      // The card is one of this payer's from now on (the cascade's candidates, src/vault/payer-cards.ts).
+      await deps.vault.linkPayer(merchant.merchantId, result.card.token, obj(obj(request.body).payer).id);
     } catch (err) {
       // Codes and field names only: the values may be a card number or a CVV.
       if (err instanceof ThrottledError) reply.header('retry-after', String(err.retryAfterSeconds));
@@ -77,6 +79,12 @@ export function tokenizeRoutes(app: FastifyInstance, deps: TokenizeDeps): void {
     request.log.info({ mid: text(query.mid), card: result.masked, created: result.created, test: result.card.test }, 'card tokenized');
     return reply.header('cache-control', 'no-store').send(tokenizeResponse(result));
   };
-  app.post('/v1/tokenize', handler);
-  app.post('/tokenize', handler);
+  // For the OpenAPI document only: the body is checked by the vault (app.ts turns route validation off).
+  const schema = {
+    summary: 'Tokenize a card (query: mid and environment, the tokenization key); payer.id stores it as one of that payer\'s cards',
+    tags: ['vault'],
+    body: TokenizeRequestSchema,
+  };
+  app.post('/v1/tokenize', { schema }, handler);
+  app.post('/tokenize', { schema: { ...schema, hide: true } }, handler);
 }

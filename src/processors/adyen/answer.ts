@@ -12,11 +12,23 @@
 //   MAC, e.g. "01: New account information available") gives the advice code.
 // - RedirectShopper / IdentifyShopper / ChallengeShopper: the issuer wants 3-D Secure.
 // - Received, Pending and the rest: no final outcome yet (it comes by webhook): unknown.
+// - Real Time Account Updater (docs.adyen.com/online-payments/account-updater/
+//   real-time-account-updater): on a refused ContAuth payment Adyen asks the scheme for updated
+//   details and, when there are some, retries inside the same payment, so the answer (Authorised
+//   or Refused) may carry `additionalData.realtimeAccountUpdaterStatus` (ResponseAdditionalDataCommon:
+//   CardChanged, CardExpiryChanged, CloseAccount, ContactCardAccountHolder) with, when the
+//   merchant account turned them on (Developers > Additional data), the updated card's
+//   `expiryDate` ("3/2030", ResponseAdditionalDataCommon) and `cardSummary` (its last four,
+//   ResponseAdditionalDataCard). An Adyen token is updated in place: the token's id stays, and
+//   comes back as `tokenization.storedPaymentMethodId` or `recurring.recurringDetailReference`.
+//   The updated card number itself (offered encrypted to fully PCI-compliant merchants) is
+//   never read.
 // Errors are `ServiceError` {status, errorCode, message, errorType} (or the RFC 7807 form
 // with `detail`, docs.adyen.com/errors); none of them judges the card.
 import type { Types } from '@adyen/api-library';
 import { looksLikeIsoCode, normaliseIsoCode } from '../../declines/iso8583.ts';
 import { table as adyenCodes } from '../../declines/tables/adyen.ts';
+import { cardUpdate, type CardUpdate } from '../card-update.ts';
 import { GatewayError, type GatewayAnswer } from '../connector.ts';
 
 type PaymentResponse = Types.checkout.PaymentResponse;
@@ -39,6 +51,30 @@ export function adviceFromRaw(raw: string | undefined): string | undefined {
   return code && code.padStart(2, '0');
 }
 
+// `ContactCardAccountHolder`: the scheme has no usable card to offer and the cardholder must be
+// asked, which for rescued is the same as a closed account: no credential to charge.
+const UPDATER_KINDS: Record<string, CardUpdate['kind']> = { CardExpiryChanged: 'expiry', CardChanged: 'replacement', CloseAccount: 'closed', ContactCardAccountHolder: 'closed' };
+
+/** What the Real Time Account Updater changed during this payment, if it changed anything. */
+export function updaterResult(extra: Record<string, string | undefined>): CardUpdate | undefined {
+  const kind = UPDATER_KINDS[extra.realtimeAccountUpdaterStatus?.trim() ?? ''];
+  if (!kind) return undefined;
+  const [expMonth, expYear] = kind === 'closed' ? [] : (/^\s*(\d{1,2})\/(\d{2}|\d{4})\s*$/.exec(extra.expiryDate ?? '')?.slice(1) ?? []);
+  return cardUpdate({
+    kind,
+    expMonth,
+    expYear,
+    last4: kind === 'closed' ? undefined : extra.cardSummary,
+    gatewayReference: extra['tokenization.storedPaymentMethodId'] ?? extra['recurring.recurringDetailReference'],
+  });
+}
+
+/** `{ cardUpdate }` when the answer carries one, for spreading into an answer. */
+function withUpdate(res: PaymentResponse): Pick<GatewayAnswer, 'cardUpdate'> {
+  const update = updaterResult(res.additionalData ?? {});
+  return update ? { cardUpdate: update } : {};
+}
+
 function decline(res: PaymentResponse, result: string): GatewayAnswer {
   const extra = res.additionalData ?? {};
   // Without a refusalReasonCode the result code itself names the reason ("Refused",
@@ -56,6 +92,7 @@ function decline(res: PaymentResponse, result: string): GatewayAnswer {
     processorRef: res.pspReference ?? 'unknown',
     rawCode,
     rawMessage: res.refusalReason ?? result,
+    ...withUpdate(res),
   };
 }
 
@@ -64,7 +101,7 @@ export function fromPaymentResponse(res: PaymentResponse): GatewayAnswer {
   if (result === 'Authorised') {
     if (!res.pspReference) throw new GatewayError('unknown', 'Adyen answered Authorised without a pspReference');
     const networkTransactionId = res.additionalData?.networkTxReference;
-    return { approved: true, responseCode: '00', processorRef: res.pspReference, rawCode: result, ...(networkTransactionId ? { networkTransactionId } : {}) };
+    return { approved: true, responseCode: '00', processorRef: res.pspReference, rawCode: result, ...(networkTransactionId ? { networkTransactionId } : {}), ...withUpdate(res) };
   }
   if (result !== undefined && DECLINES.has(result)) return decline(res, result);
   if (result !== undefined && ACTIONS.has(result)) {

@@ -14,6 +14,7 @@ import { fromCardError, fromPaymentIntent, toGatewayError } from './answer.ts';
 import type { StripeCredentials } from './credentials.ts';
 import { paymentIntentParams } from './request.ts';
 import { clientWithoutResend } from './transport.ts';
+import { mayHaveUpdate, updatedCard } from './updates.ts';
 
 const STRIPE_API = 'https://api.stripe.com';
 
@@ -46,9 +47,16 @@ export function createStripeConnector(credentials: StripeCredentials, opts: Conn
     try {
       return fromPaymentIntent(await stripe.paymentIntents.create(paymentIntentParams(req), { idempotencyKey: req.idempotencyKey }));
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeCardError) return fromCardError(err);
+      if (err instanceof Stripe.errors.StripeCardError) return withUpdate(req, fromCardError(err), err.charge);
       throw toGatewayError(err, at('POST', '/v1/payment_intents'));
     }
+  }
+
+  /** A decline after which Stripe may have updated the saved card: what changed (updates.ts). */
+  async function withUpdate(req: ChargeRequest, answer: GatewayAnswer, chargeId: string | undefined): Promise<GatewayAnswer> {
+    if (!mayHaveUpdate(req, answer)) return answer;
+    const cardUpdate = await updatedCard(stripe, req, chargeId);
+    return cardUpdate ? { ...answer, cardUpdate } : answer;
   }
 
   async function refund(req: RefundCall): Promise<GatewayAnswer> {

@@ -13,13 +13,14 @@ export async function queueDepth(db: Db, scope: ReportScope): Promise<Queue> {
     select count(*) filter (where o.status = 'SUBMITTED') as to_plan,
       count(*) filter (where o.status = 'PENDING' and o.next_attempt_at <= ${now}) as due_now,
       count(*) filter (where o.status = 'PENDING' and o.next_attempt_at > ${now}) as scheduled,
-      count(*) filter (where o.status = 'PENDING' and o.next_attempt_at is null) as parked,
+      count(*) filter (where o.status = 'PENDING' and o.next_attempt_at is null and o.plan_reason is distinct from 'awaiting_updated_card') as parked,
+      count(*) filter (where o.status = 'PENDING' and o.next_attempt_at is null and o.plan_reason = 'awaiting_updated_card') as awaiting_card,
       count(*) filter (where o.status = 'PROCESSING') as in_flight,
       count(*) filter (where o.status = 'CHALLENGE') as awaiting_challenge,
       min(o.next_attempt_at) filter (where o.status in ('SUBMITTED', 'PENDING') and o.next_attempt_at <= ${now}) as oldest_due
     from orders o
     where ${scopeWhere('o', { ...scope, since: undefined }, undefined, [sql`o.status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE')`])}`);
   const r = rowsOf(result)[0] ?? {};
-  const q = { toPlan: num(r.to_plan), dueNow: num(r.due_now), scheduled: num(r.scheduled), parked: num(r.parked), inFlight: num(r.in_flight) };
-  return { depth: q.toPlan + q.dueNow + q.scheduled + q.parked + q.inFlight, ...q, awaitingChallenge: num(r.awaiting_challenge), oldestDueAt: isoOrNull(r.oldest_due) };
+  const q = { toPlan: num(r.to_plan), dueNow: num(r.due_now), scheduled: num(r.scheduled), parked: num(r.parked), awaitingCard: num(r.awaiting_card), inFlight: num(r.in_flight) };
+  return { depth: q.toPlan + q.dueNow + q.scheduled + q.parked + q.awaitingCard + q.inFlight, ...q, awaitingChallenge: num(r.awaiting_challenge), oldestDueAt: isoOrNull(r.oldest_due) };
 }

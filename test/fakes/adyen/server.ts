@@ -8,6 +8,13 @@
 // does: a repeated key gets the first answer, and a key whose first call is still running
 // gets 409 / errorCode 704. Adyen has no look-up of a payment by key: that replay is the
 // look-up, and it finds charges made by a reset-after-charge too.
+// Real Time Account Updater (docs.adyen.com/online-payments/account-updater/real-time-account-updater):
+// a card registered with `updateCard` is refused by its issuer, and the fake, as Adyen does on a
+// ContAuth payment with an amount and no CVC, "retries" it with the updated details inside the
+// same payment: CardChanged / CardExpiryChanged → Authorised, CloseAccount /
+// ContactCardAccountHolder → Refused; the answer carries `additionalData.realtimeAccountUpdaterStatus`,
+// `expiryDate` and `cardSummary` (ResponseAdditionalDataCommon / ResponseAdditionalDataCard), and
+// for an Adyen token `tokenization.storedPaymentMethodId` (the same id: updated in place).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,6 +22,15 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** What the fake's account updater knows about a card. */
+export interface AdyenUpdate {
+  status: 'CardChanged' | 'CardExpiryChanged' | 'CloseAccount' | 'ContactCardAccountHolder';
+  /** As Adyen sends it: "3/2030". */
+  expiryDate?: string;
+  /** The updated card's last four. */
+  cardSummary?: string;
+}
 
 export type AdyenBehaviour =
   | { kind: 'authorise'; networkTxReference?: string }
@@ -60,6 +76,8 @@ export interface AdyenFake {
   /** Authorisations not cancelled, by pspReference: the money actually taken. */
   charges: Map<string, Charge>;
   refunds: { pspReference: string; paymentPspReference: string; amount: number; key: string }[];
+  /** Registers an update for a card, by its number or its storedPaymentMethodId (the Real Time Account Updater). */
+  updateCard(numberOrToken: string, update: AdyenUpdate): void;
   /** Behaviours for the next POST /payments, in order; then `fallback`. */
   script(...next: AdyenBehaviour[]): void;
   fallback(b: AdyenBehaviour): void;
@@ -119,11 +137,30 @@ export async function startAdyenFake(opts: { apiKey?: string; merchantAccount?: 
   const running = new Set<string>();
   const queue: AdyenBehaviour[] = [];
   let fallback: AdyenBehaviour = { kind: 'authorise' };
+  const updates = new Map<string, AdyenUpdate>();
+
+  /** The updater's answer for this payment, when its card has an update and Adyen would ask (ContAuth, an amount, no CVC). */
+  function updaterFor(body: Record<string, unknown>): AdyenUpdate | undefined {
+    const pm = body.paymentMethod as { number?: string; storedPaymentMethodId?: string; cvc?: string };
+    const update = updates.get(pm.storedPaymentMethodId ?? pm.number ?? '');
+    const amount = (body.amount as { value: number }).value;
+    return update && body.shopperInteraction === 'ContAuth' && amount > 0 && !pm.cvc ? update : undefined;
+  }
+
+  function updaterData(body: Record<string, unknown>, u: AdyenUpdate): Record<string, string> {
+    const token = (body.paymentMethod as { storedPaymentMethodId?: string }).storedPaymentMethodId;
+    return { realtimeAccountUpdaterStatus: u.status, ...(u.expiryDate ? { expiryDate: u.expiryDate } : {}), ...(u.cardSummary ? { cardSummary: u.cardSummary } : {}), ...(token ? { 'tokenization.storedPaymentMethodId': token } : {}) };
+  }
 
   function outcome(body: Record<string, unknown>, b: AdyenBehaviour, key: string): { body: Record<string, unknown>; charged: boolean } {
     const base = { pspReference: psp(), merchantReference: body.reference };
+    const update = updaterFor(body);
+    if (update && (update.status === 'CloseAccount' || update.status === 'ContactCardAccountHolder')) {
+      return { charged: false, body: { ...base, resultCode: 'Refused', refusalReason: 'Refused', refusalReasonCode: '2', additionalData: updaterData(body, update) } };
+    }
     if (b.kind === 'refuse') {
-      const additionalData = { ...(b.raw ? { refusalReasonRaw: b.raw } : {}), ...(b.advice ? { merchantAdviceCode: b.advice } : {}) };
+      // With an update, the retry on the updated card was refused too: the update is still reported.
+      const additionalData = { ...(b.raw ? { refusalReasonRaw: b.raw } : {}), ...(b.advice ? { merchantAdviceCode: b.advice } : {}), ...(update ? updaterData(body, update) : {}) };
       return { charged: false, body: { ...base, resultCode: 'Refused', refusalReason: b.reason, refusalReasonCode: b.code, ...(Object.keys(additionalData).length ? { additionalData } : {}) } };
     }
     if (b.kind === 'result') return { charged: false, body: { ...base, resultCode: b.resultCode, ...(b.code ? { refusalReasonCode: b.code } : {}), ...(b.reason ? { refusalReason: b.reason } : {}) } };
@@ -134,7 +171,7 @@ export async function startAdyenFake(opts: { apiKey?: string; merchantAccount?: 
     const networkTxReference = (b.kind === 'authorise' && b.networkTxReference) || `NTX${base.pspReference}`;
     const amount = body.amount as { value: number; currency: string };
     charges.set(base.pspReference, { amount: amount.value, currency: amount.currency, key, reference: body.reference as string, ...(body.merchantOrderReference ? { merchantOrderReference: body.merchantOrderReference as string } : {}) });
-    return { charged: true, body: { ...base, resultCode: 'Authorised', amount, additionalData: { networkTxReference } } };
+    return { charged: true, body: { ...base, resultCode: 'Authorised', amount, additionalData: { networkTxReference, ...(update ? updaterData(body, update) : {}) } } };
   }
 
   function pay(req: RecordedRequest, res: ServerResponse, key: string): void {
@@ -214,6 +251,7 @@ export async function startAdyenFake(opts: { apiKey?: string; merchantAccount?: 
     requests,
     charges,
     refunds,
+    updateCard: (numberOrToken, update) => void updates.set(numberOrToken, update),
     script: (...next) => void queue.push(...next),
     fallback: (b) => void (fallback = b),
     close: () => new Promise<void>((resolve) => {

@@ -3,12 +3,16 @@
 // with HTTP 402 for card errors). It checks the bearer key and the required fields, keeps
 // idempotency keys as Stripe does (same key and same parameters → the first answer again;
 // other parameters → 400 idempotency_error), records every request, and answers as scripted.
+// Saved card PaymentMethods (GET /v1/payment_methods/{id}) and charges (GET /v1/charges/{id})
+// carry `card` / `payment_method_details.card` with exp_month, exp_year, last4 and fingerprint;
+// a scripted decline may `updateCard`: the PaymentMethod is then updated in place after the
+// declined charge, as Stripe's automatic card updates do (docs.stripe.com/payments/cards/overview).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type StripeBehaviour =
   | { kind: 'approve'; networkTransactionId?: string }
-  | { kind: 'decline'; declineCode: string; networkDeclineCode?: string; networkAdviceCode?: string; adviceCode?: string }
+  | { kind: 'decline'; declineCode: string; networkDeclineCode?: string; networkAdviceCode?: string; adviceCode?: string; updateCard?: Partial<FakeCard> }
   | { kind: 'requires_action' }
   /** 409: Stripe's answer while another request with the same Idempotency-Key is still running. */
   | { kind: 'status'; status: 429 | 500 | 503 | 400 | 409 }
@@ -24,6 +28,14 @@ export type StripeBehaviour =
   /** Holds the call unanswered until `released()` (asked once per call) settles, then behaves as `then` (default: approve). */
   | { kind: 'hold'; released: () => Promise<unknown>; then?: StripeBehaviour };
 
+/** A saved card as a PaymentMethod's `card` shows it. */
+export interface FakeCard {
+  exp_month: number;
+  exp_year: number;
+  last4: string;
+  fingerprint: string;
+}
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -38,6 +50,11 @@ export interface StripeFake {
   requests: RecordedRequest[];
   /** PaymentIntents that succeeded, by id: the money actually taken. */
   charges: Map<string, { amount: number; key: string; metadata: Record<string, string> }>;
+  /** Saved card PaymentMethods by id; one charged but never added is made with a default card. */
+  paymentMethods: Map<string, { id: string; card: FakeCard }>;
+  addPaymentMethod(id: string, card?: Partial<FakeCard>): void;
+  /** The next `n` reads of a charge or a PaymentMethod answer HTTP 500. */
+  failReads(n: number): void;
   /** Behaviours for the next payment_intents calls, in order; then `fallback`. */
   script(...next: StripeBehaviour[]): void;
   fallback(b: StripeBehaviour): void;
@@ -75,12 +92,30 @@ export async function startStripeFake(opts: { key?: string } = {}): Promise<Stri
   const idempotency = new Map<string, { params: string; status: number; body: unknown }>();
   const queue: StripeBehaviour[] = [];
   let fallback: StripeBehaviour = { kind: 'approve' };
+  const paymentMethods: StripeFake['paymentMethods'] = new Map();
+  const chargeObjects = new Map<string, Record<string, unknown>>();
+  let readFailures = 0;
+  const addPaymentMethod = (pmId: string, card: Partial<FakeCard> = {}) => void paymentMethods.set(pmId, { id: pmId, card: { exp_month: 12, exp_year: 2030, last4: '4242', fingerprint: `fp_${pmId}`, ...card } });
+
+  /** The card a charge is made with: the saved PaymentMethod's, or the raw card's. */
+  function cardOf(body: Record<string, unknown>): FakeCard {
+    const pmId = body.payment_method as string | undefined;
+    if (pmId) {
+      if (!paymentMethods.has(pmId)) addPaymentMethod(pmId);
+      return { ...paymentMethods.get(pmId)!.card };
+    }
+    const raw = (body.payment_method_data as { card?: { number?: string; exp_month?: string; exp_year?: string } } | undefined)?.card ?? {};
+    return { exp_month: Number(raw.exp_month), exp_year: Number(raw.exp_year), last4: String(raw.number ?? '').slice(-4), fingerprint: `fp_raw_${String(raw.number ?? '').slice(-4)}` };
+  }
 
   function intentFor(body: Record<string, unknown>, b: StripeBehaviour): { status: number; body: unknown; charged: boolean } {
     const pi: Record<string, unknown> = { id: id('pi'), object: 'payment_intent', amount: Number(body.amount), currency: body.currency, metadata: body.metadata ?? {}, livemode: false };
     intents.set(pi.id as string, pi);
     if (b.kind === 'decline') {
-      const charge = { id: id('ch'), object: 'charge', outcome: { network_decline_code: b.networkDeclineCode ?? null, network_advice_code: b.networkAdviceCode ?? null, advice_code: b.adviceCode ?? null } };
+      const charge = { id: id('ch'), object: 'charge', payment_method_details: { type: 'card', card: cardOf(body) }, outcome: { network_decline_code: b.networkDeclineCode ?? null, network_advice_code: b.networkAdviceCode ?? null, advice_code: b.adviceCode ?? null } };
+      chargeObjects.set(charge.id, charge);
+      const pmId = body.payment_method as string | undefined;
+      if (pmId && b.updateCard) Object.assign(paymentMethods.get(pmId)!.card, b.updateCard);
       Object.assign(pi, { status: 'requires_payment_method', latest_charge: charge.id, last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: b.declineCode, message: 'Your card was declined.' } });
       return {
         status: 402, charged: false,
@@ -88,7 +123,8 @@ export async function startStripeFake(opts: { key?: string } = {}): Promise<Stri
       };
     }
     if (b.kind === 'requires_action') return { status: 200, charged: false, body: Object.assign(pi, { status: 'requires_action', latest_charge: null }) };
-    const charge = { id: id('ch'), object: 'charge', payment_method_details: { type: 'card', card: { network_transaction_id: (b.kind === 'approve' && b.networkTransactionId) || `ntid_${pi.id as string}` } } };
+    const charge = { id: id('ch'), object: 'charge', payment_method_details: { type: 'card', card: { ...cardOf(body), network_transaction_id: (b.kind === 'approve' && b.networkTransactionId) || `ntid_${pi.id as string}` } } };
+    chargeObjects.set(charge.id, charge);
     return { status: 200, charged: true, body: Object.assign(pi, { status: 'succeeded', latest_charge: charge }) };
   }
 
@@ -144,6 +180,16 @@ export async function startStripeFake(opts: { key?: string } = {}): Promise<Stri
       const data = [...intents.values()].filter((pi) => (pi.metadata as Record<string, string>).rescued_key === wanted);
       return json(res, 200, { object: 'search_result', data, has_more: false });
     }
+    const read = /^\/v1\/(charges|payment_methods)\/([^/]+)$/.exec(req.path);
+    if (req.method === 'GET' && read && readFailures > 0) {
+      readFailures--;
+      return error(res, 500, { type: 'api_error', message: 'scripted 500' });
+    }
+    if (req.method === 'GET' && read) {
+      const found = read[1] === 'charges' ? chargeObjects.get(read[2]!) : paymentMethods.has(read[2]!) ? { object: 'payment_method', type: 'card', ...paymentMethods.get(read[2]!)! } : undefined;
+      if (!found) return error(res, 404, { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${read[1] === 'charges' ? 'charge' : 'PaymentMethod'}: '${read[2]!}'` });
+      return json(res, 200, found);
+    }
     if (req.method === 'GET' && req.path === '/v1/balance') return json(res, 200, { object: 'balance', livemode: false, available: [] });
     error(res, 404, { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.path})` });
   }
@@ -167,6 +213,9 @@ export async function startStripeFake(opts: { key?: string } = {}): Promise<Stri
     key,
     requests,
     charges,
+    paymentMethods,
+    addPaymentMethod,
+    failReads: (count) => void (readFailures = count),
     script: (...next) => void queue.push(...next),
     fallback: (b) => void (fallback = b),
     close: () => new Promise<void>((resolve) => {

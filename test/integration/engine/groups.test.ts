@@ -9,6 +9,7 @@ import { engineConfig, engineFixture, insertTestOrders, type EngineFixture } fro
 import { ManualClock } from '../../../src/clock.ts';
 import { attempts, orders, processorCalls, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../../src/db/schema.ts';
 import { createEngine } from '../../../src/engine/index.ts';
+import { CARD_BUSY_MS } from '../../../src/engine/claim.ts';
 import { createSandboxProcessor } from '../../../src/processors/sandbox.ts';
 import type { Processor } from '../../../src/processors/types.ts';
 import { sandboxTestCards } from '../../../src/vault/test-cards.ts';
@@ -30,12 +31,14 @@ describe.each(DB_KINDS)('grouped attempts on %s', (kind) => {
   });
   afterAll(() => f.close());
 
-  async function pending(number: string, n: number): Promise<string[]> {
-    const token = await f.tokenOf(number);
-    return insertTestOrders(
-      f.db,
-      Array.from({ length: n }, () => ({ card: card(number), token, merchantId: f.merchantId, createdAt: new Date(T0.getTime() - 86_400_000), expiresAt: EXPIRY, status: 'PENDING' as const, nextAttemptAt: T0 })),
-    );
+  /** `n` due orders on the card `number`, or one due order on each card of `number`. */
+  async function pending(number: string | string[], n = 1): Promise<string[]> {
+    const numbers = typeof number === 'string' ? Array.from({ length: n }, () => number) : number;
+    const rows = [];
+    for (const x of numbers) {
+      rows.push({ card: card(x), token: await f.tokenOf(x), merchantId: f.merchantId, createdAt: new Date(T0.getTime() - 86_400_000), expiresAt: EXPIRY, status: 'PENDING' as const, nextAttemptAt: T0 });
+    }
+    return insertTestOrders(f.db, rows);
   }
 
   /** Lets a test act inside the processor call of some keys (before the sandbox answers). */
@@ -64,21 +67,23 @@ describe.each(DB_KINDS)('grouped attempts on %s', (kind) => {
 
   it('records answers that arrive together, each with its event and delivery', async () => {
     clock.set(T0);
-    const approved = await pending('4242424242424242', 6);
-    const declined = await pending('4000000000000002', 6);
+    // One attempt per card at a time: distinct cards, so that all of them go in one claim.
+    const approved = await pending(['4242424242424242', '4000056655665556', '4000008260000000', '2223003122003222', '378282246310005', '3566002020360505']);
+    const declined = await pending(['4000000000000002', '4000000000009995', '4000000000000119', '6011000990139424']);
     const ids = [...approved, ...declined];
     const engine = createEngine({ db: f.db, processor: createSandboxProcessor({ db: f.db, vault: f.vault, clock }), clock, log: silentLog, config: config({ concurrency: 12, claimBatchSize: 12 }) });
-    expect(await engine.runOnce()).toBe(12);
+    expect(await engine.runOnce()).toBe(10);
     const rows = await f.db.select().from(orders).where(inArray(orders.id, ids));
     expect(rows.filter((o) => approved.includes(o.id)).map((o) => [o.status, o.attemptCount, o.leaseOwner])).toEqual(approved.map(() => ['APPROVED', 1, null]));
-    // Declined (05, soft) and re-planned: back to PENDING at a later time, not held.
+    // Declined (05, 51, 96, 91: soft) and re-planned: back to PENDING at a later time, not held.
     for (const o of rows.filter((r) => declined.includes(r.id))) {
       expect(o).toMatchObject({ status: 'PENDING', attemptCount: 1, leaseOwner: null });
       expect(o.nextAttemptAt!.getTime()).toBeGreaterThan(T0.getTime());
     }
     const tried = await f.db.select().from(attempts).where(inArray(attempts.orderSessionKey, ids));
     expect(tried.map((a) => a.status).sort()).toEqual([...approved.map(() => 'approved'), ...declined.map(() => 'declined')].sort());
-    expect(tried.filter((a) => a.status === 'declined').every((a) => a.responseCode === '05' && a.declineClass !== null)).toBe(true);
+    expect(tried.filter((a) => a.status === 'declined').map((a) => a.responseCode).sort()).toEqual(['05', '51', '91', '96']);
+    expect(tried.filter((a) => a.status === 'declined').every((a) => a.declineClass !== null)).toBe(true);
     const events = await f.db.select().from(webhookEvents).where(inArray(webhookEvents.orderSessionKey, ids));
     expect(events.map((e) => e.orderSessionKey).sort()).toEqual([...approved].sort());
     expect(events.every((e) => e.type === 'order.completed')).toBe(true);
@@ -89,7 +94,7 @@ describe.each(DB_KINDS)('grouped attempts on %s', (kind) => {
 
   it('in one group, voids the approval of an order cancelled meanwhile and leaves one taken by another instance', async () => {
     clock.set(T0);
-    const ids = await pending('5555555555554444', 5);
+    const ids = await pending(['5555555555554444', '6011111111111117', '36227206271667', '4242424242424242', '2223003122003222']);
     const [cancelled, taken] = ids as [string, string];
     const h = hooked(async (key) => {
       if (key.startsWith(cancelled)) await f.db.update(orders).set({ status: 'CANCELLED', statusReason: 'cancelled_by_merchant', finishedAt: clock.now() }).where(eq(orders.id, cancelled));
@@ -125,6 +130,31 @@ describe.each(DB_KINDS)('grouped attempts on %s', (kind) => {
     expect(o!.status === 'PENDING' || o!.status === 'EXPIRED').toBe(true);
     expect(o).toMatchObject({ attemptCount: 0, leaseOwner: null });
     if (o!.status === 'PENDING') expect(o!.nextAttemptAt!.getTime()).toBeGreaterThan(T0.getTime());
+  });
+
+  it('sends one attempt per card at a time: the other order of the card waits for its answer, and a MAC 03 in it stops that order unsent', async () => {
+    clock.set(T0);
+    // 5200 8282 8282 8210 declines 05 with MAC 03 (do not retry this card) at the sandbox.
+    const ids = await pending('5200828282828210', 2);
+    const h = hooked(async () => {});
+    const engine = createEngine({ db: f.db, processor: h.p, clock, log: silentLog, config: config({ concurrency: 2, claimBatchSize: 2 }) });
+    expect(await engine.runOnce()).toBe(1);
+    expect(h.keys).toHaveLength(1);
+    const sent = h.keys[0]!.split(':')[0]!;
+    const other = ids.find((id) => id !== sent)!;
+    expect(await f.db.select().from(attempts).where(eq(attempts.orderSessionKey, other))).toEqual([]);
+    const [waiting] = await f.db.select().from(orders).where(eq(orders.id, other));
+    expect(waiting).toMatchObject({ status: 'PENDING', attemptCount: 0, leaseOwner: null });
+    expect(waiting!.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(T0.getTime() + CARD_BUSY_MS);
+    // Its turn: the first order's MAC 03 speaks for the card, so it ends without an attempt.
+    clock.set(waiting!.nextAttemptAt!);
+    const tried = await f.db.select().from(attempts).where(eq(attempts.orderSessionKey, sent));
+    expect(tried.map((a) => [a.status, a.responseCode, a.adviceCode])).toEqual([['declined', '05', '03']]);
+    expect(await f.db.select().from(orders).where(eq(orders.id, sent))).toMatchObject([{ status: 'EXPIRED' }]);
+    expect(await engine.runOnce()).toBe(0);
+    expect(h.keys).toHaveLength(1);
+    expect(await f.db.select().from(orders).where(eq(orders.id, other))).toMatchObject([{ status: 'EXPIRED', attemptCount: 0, planReason: 'mastercard_advice_do_not_retry' }]);
+    expect(await f.db.select().from(attempts).where(eq(attempts.orderSessionKey, other))).toEqual([]);
   });
 
   it('re-plans every order a claim drops at the card caps together, each with its event when it stops', async () => {

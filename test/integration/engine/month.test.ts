@@ -135,6 +135,10 @@ describe.each(DB_KINDS)('a month of retries on %s', (kind) => {
       rows.map((o) => ({
         sequenceNumber: o.sequenceNumber, orderId: o.orderId, orderSessionKey: o.id, status: o.status, reason: o.statusReason,
         attempts: o.attemptCount, finishedAt: o.finishedAt!.toISOString(), confirmationId: o.confirmationId,
+        // An approval says what recovered it: here every one a retry of the order's own card.
+        ...(o.status === 'APPROVED' ? { recoveredBy: 'retry' } : {}),
+        // A card that must change (lost, stolen) waited for an updated card that never came.
+        ...(o.awaitingCard ? { awaitedUpdatedCard: { since: (o.awaitingCard as { since: string }).since, decline: (o.awaitingCard as { decline: unknown }).decline } } : {}),
       })),
     );
     expect(file.counts).toEqual({ APPROVED: 15, EXPIRED: 17 });

@@ -81,6 +81,9 @@ describe.each(DB_KINDS)('error codes over HTTP on %s', (kind) => {
     note(await f.post('/v1/evaluate', { ...body, orderId: 'other' }));
     note(await f.post(`/v1/orders/${approved}/challenge`, { cvv: '123' }));
     note(await f.post(`/v1/orders/${mit}/refund`, { amount: 100 }));
+    // Card updates: a final (or CIT) order, a card the order already had.
+    note(await f.post(`/v1/orders/${approved}/payment-method`, { token: tok }));
+    note(await f.post(`/v1/orders/${mit}/payment-method`, { token: tok }));
     note(await f.post(`/v1/orders/${approved}/refund`, { amount: 999_999 }));
     const [o] = await f.t.tdb.database.db.select().from(orders).where(eq(orders.id, approved));
     await f.t.api.orders.processor!.void({ idempotencyKey: `${approved}:v`, reference: approved, processorRef: o!.confirmationId!, currency: 'USD' });

@@ -59,7 +59,7 @@ export const EXPECTED = {
   byMerchant: { A: f(11, 3, 2, 1, 5, 0.6), B: f(4, 2, 1, 0, 1, 2 / 3) },
   /** Days relative to NOW → [done, approved, declined, planned]. */
   days: { [-100]: [1, 1, 0, 0], [-5]: [1, 0, 1, 0], [-3]: [1, 0, 1, 0], [-2]: [3, 1, 2, 0], [-1]: [2, 2, 0, 0], [0]: [1, 1, 0, 1], [2]: [0, 0, 0, 1] } as Record<number, [number, number, number, number]>,
-  queue: { depth: 5, toPlan: 1, dueNow: 1, scheduled: 1, parked: 1, inFlight: 1, awaitingChallenge: 1, oldestDueAt: at(-1 * H).toISOString() },
+  queue: { depth: 5, toPlan: 1, dueNow: 1, scheduled: 1, parked: 1, awaitingCard: 0, inFlight: 1, awaitingChallenge: 1, oldestDueAt: at(-1 * H).toISOString() },
   webhooks: { pending: 2, dueNow: 1, delivering: 1, dead: 1, disabledEndpoints: 1, oldestPendingAt: at(-3 * D).toISOString() },
   webhooksA: { pending: 1, dueNow: 1, delivering: 1, dead: 1, disabledEndpoints: 0, oldestPendingAt: at(-1 * D).toISOString() },
 };

@@ -10,6 +10,7 @@ const order = {
   expiresAt: T('30T00:00:00'), declineCode: '51', declineSource: 'NA', declinedAt: null, declineAdvice: null, priorAttempts: null, request: { paymentMethod: { cardNumber: 'tok_secret_token' } },
   nextAttemptAt: T('13T06:17:00'), planReason: 'payday_morning', attemptCount: 1, leaseOwner: null, leaseExpiresAt: null, confirmationId: null,
   refundedAmount: 0, createdAt: T('02T10:00:00'), updatedAt: T('06T06:20:00'), finishedAt: null,
+  credential: null, cardUpdates: null, awaitingCard: null, recoveredBy: null, endedCards: null,
 };
 const attempt = {
   id: 'a', orderSessionKey: order.id, merchantId: 'm', cardToken: 'tok_secret_token', attemptNo: 1, idempotencyKey: `${order.id}:1`, status: 'declined' as const,

@@ -8,7 +8,7 @@ import { ordersHref } from './links.ts';
 const row = (label: string, key: string, value: string | number | null) => html`<tr><th>${label}</th><td data-figure="${key}">${typeof value === 'number' ? count(value) : (value ?? '–')}</td></tr>`;
 
 export function queueRows(q: Queue): Html {
-  return html`${row('Depth (MIT orders in the engine)', 'queue-depth', q.depth)}${row('To plan (SUBMITTED)', 'queue-toPlan', q.toPlan)}${row('Due now', 'queue-dueNow', q.dueNow)}${row('Scheduled later', 'queue-scheduled', q.scheduled)}${row('Parked (to reconcile)', 'queue-parked', q.parked)}${row('In flight', 'queue-inFlight', q.inFlight)}${row('Awaiting challenge (CIT)', 'queue-awaitingChallenge', q.awaitingChallenge)}${row('Oldest due since', 'queue-oldestDueAt', q.oldestDueAt)}`;
+  return html`${row('Depth (MIT orders in the engine)', 'queue-depth', q.depth)}${row('To plan (SUBMITTED)', 'queue-toPlan', q.toPlan)}${row('Due now', 'queue-dueNow', q.dueNow)}${row('Scheduled later', 'queue-scheduled', q.scheduled)}${row('Parked (to reconcile)', 'queue-parked', q.parked)}${row('Awaiting an updated card', 'queue-awaitingCard', q.awaitingCard)}${row('In flight', 'queue-inFlight', q.inFlight)}${row('Awaiting challenge (CIT)', 'queue-awaitingChallenge', q.awaitingChallenge)}${row('Oldest due since', 'queue-oldestDueAt', q.oldestDueAt)}`;
 }
 
 export function webhookRows(w: WebhookBacklog): Html {

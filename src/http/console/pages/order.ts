@@ -3,7 +3,7 @@
 // reason for making it then, the planned next attempt (or why there is none), and the
 // webhooks sent. The card is shown as brand, BIN and last four only.
 import type { AttemptWithAccount, OrderRow } from '../../../db/queries/find-order.ts';
-import { attemptView } from '../../../orders/view.ts';
+import { attemptView, cardUpdatesView, nextAttemptView, recoveredBy } from '../../../orders/view.ts';
 import { requestTexts, resolveOriginalDecline } from '../../../declines/original.ts';
 import { majorUnits } from '../../../reports/money.ts';
 import { html, type Html } from '../html.ts';
@@ -35,12 +35,13 @@ function facts(o: OrderRow, mid: string): Html {
     ['Expires', 'expiresAt', iso(o.expiresAt)],
     ['Finished', 'finishedAt', iso(o.finishedAt)],
     ['Confirmation', 'confirmationId', o.confirmationId ?? '–'],
+    ['Recovered by', 'recoveredBy', recoveredBy(o) ?? '–'],
   ];
   return html`<dl class="facts">${rows.map(([label, key, value]) => html`<div><dt>${label}</dt><dd data-field="${key}">${value}</dd></div>`)}</dl>`;
 }
 
-function attemptItem(a: AttemptWithAccount): Html {
-  const v = attemptView(a);
+function attemptItem(a: AttemptWithAccount, o: OrderRow): Html {
+  const v = attemptView(a, o);
   const g = v.gateway;
   return html`<li class="attempt a-${v.status}" data-attempt="${v.attemptNo}">
 <div class="when"><b>#${v.attemptNo}</b> ${v.startedAt}${a.latencyMs !== null ? ` · ${a.latencyMs} ms` : ''}</div>
@@ -48,13 +49,36 @@ function attemptItem(a: AttemptWithAccount): Html {
 ${v.responseCode ? html` code <code data-cell="responseCode">${v.responseCode}</code>` : ''}
 ${v.adviceCode ? html` advice <code data-cell="adviceCode">${v.adviceCode}</code>` : ''}
 ${v.reason ? html` <span data-cell="reason">${v.reason}</span>` : ''}${v.declineClass ? html` [<span data-cell="class">${v.declineClass}</span>]` : ''}</div>
-<div class="why">why then: <span data-cell="planReason">${v.planReason ?? 'first look'}</span></div>
+<div class="why">why then: <span data-cell="planReason">${v.planReason ?? 'first look'}</span> · card <span data-cell="card">${v.card.source} …${v.card.last4 ?? '••••'}</span></div>
 ${g ? html`<div class="via">via <span data-cell="account">${g.account ?? 'sandbox'}</span> (${g.type ?? 'sandbox'}, route ${g.route ?? '–'})${g.rawCode ? html` raw <code data-cell="rawCode">${g.rawCode}</code>` : ''}${g.rawMessage ? html` “<span data-cell="rawMessage">${g.rawMessage}</span>”` : ''}${g.networkTransactionId ? html` ntid <code data-cell="ntid">${g.networkTransactionId}</code>` : ''}</div>` : ''}
 ${v.processorRef ? html`<div class="ref">processor ref <code>${v.processorRef}</code></div>` : ''}
 </li>`;
 }
 
+/** An updated card on the timeline (order.card_updated): where it came from, BIN-free, last four only. */
+function updateItem(u: ReturnType<typeof cardUpdatesView>[number]): Html {
+  const what = u.kind === 'card' ? 'new card' : u.kind;
+  return html`<li class="attempt a-update" data-update="${u.source}"><div class="when"><b>card updated</b> ${u.at}</div>
+<div class="what"><span data-cell="source">${u.source}</span>: ${what}${u.last4 ? ` …${u.last4}` : ''}${u.expMonth && u.expYear ? ` exp ${String(u.expMonth).padStart(2, '0')}/${u.expYear}` : ''}</div></li>`;
+}
+
+/** Attempts and card updates in the order they happened (an update arrived after `afterAttempts` attempts). */
+function timeline(o: OrderRow, attempts: AttemptWithAccount[]): Html[] {
+  const updates = cardUpdatesView(o);
+  const out: Html[] = [];
+  for (let i = 0; i <= attempts.length; i++) {
+    for (const u of updates) if (u.afterAttempts === i || (i === attempts.length && u.afterAttempts > i)) out.push(updateItem(u));
+    if (i < attempts.length) out.push(attemptItem(attempts[i]!, o));
+  }
+  return out;
+}
+
 function next(o: OrderRow): Html {
+  const view = nextAttemptView(o);
+  const waiting = view && 'decline' in view && view.decline ? { ...view, decline: view.decline } : undefined;
+  if (waiting) {
+    return html`<li class="attempt a-next" data-next="awaiting-card"><div class="what">waiting for an updated card until ${waiting.until ?? '–'}: <span data-cell="planReason">${waiting.reason}</span> after <span data-cell="decline">${waiting.decline.reason}${waiting.decline.code ? ` (${waiting.decline.code})` : ''}</span></div></li>`;
+  }
   if (o.status === 'PROCESSING') return html`<li class="attempt a-next" data-next="in-flight"><div class="what">in flight: held by ${o.leaseOwner ?? '?'} until ${iso(o.leaseExpiresAt)}</div></li>`;
   if (OPEN.has(o.status) && o.nextAttemptAt) {
     return html`<li class="attempt a-next" data-next="planned"><div class="when"><b>next</b> ${iso(o.nextAttemptAt)}</div><div class="why">why then: <span data-cell="planReason">${o.planReason ?? 'to be planned'}</span></div></li>`;
@@ -74,6 +98,6 @@ export function orderBody(d: OrderPageData): Html {
   return html`<h1>Order <code data-field="orderSessionKey">${o.id}</code></h1>
 ${facts(o, d.mid)}
 <section id="timeline"><h2>Attempts</h2>
-<ol class="timeline">${d.attempts.map(attemptItem)}${next(o)}</ol></section>
+<ol class="timeline">${timeline(o, d.attempts)}${next(o)}</ol></section>
 <section id="webhooks-sent"><h2>Webhooks sent</h2>${webhooks(d.webhooks)}</section>`;
 }
