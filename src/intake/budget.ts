@@ -22,11 +22,48 @@ export const entryCost = (textBytes: number, commas: number, containers: number)
 /** Header values are not counted as they are scanned: the worst measured shape's ratio, rounded up. */
 export const HEADER_COST_PER_BYTE = 16;
 
-export class MemoryBudget {
-  used = 0;
-  peak = 0;
+/**
+ * Two counters (bytes held, and the peak) in shared memory: a file's entries are read and
+ * parsed in a worker thread (parse-worker.ts) while the daemon's thread writes the ack, and
+ * both charge the same budgets. Atomics keep the two threads' updates whole.
+ */
+class Counters {
+  readonly cells: BigInt64Array;
+  constructor(shared?: SharedArrayBuffer) {
+    this.cells = new BigInt64Array(shared ?? new SharedArrayBuffer(16));
+  }
+  get used(): number {
+    return Number(Atomics.load(this.cells, 0));
+  }
+  set used(v: number) {
+    Atomics.store(this.cells, 0, BigInt(v));
+  }
+  get peak(): number {
+    return Number(Atomics.load(this.cells, 1));
+  }
+  set peak(v: number) {
+    Atomics.store(this.cells, 1, BigInt(v));
+  }
+  /** Adds `bytes` (negative to give back) and returns the new total, raising the peak with it. */
+  add(bytes: number): number {
+    const now = Number(Atomics.add(this.cells, 0, BigInt(bytes))) + bytes;
+    if (now > this.peak) this.peak = now;
+    return now;
+  }
+}
+
+/** What another thread needs to charge the same budgets (FileBudget.attach). */
+export interface SharedBudget {
+  processCells: SharedArrayBuffer;
+  processLimit: number;
+  fileCells: SharedArrayBuffer;
+  fileLimit: number;
+}
+
+export class MemoryBudget extends Counters {
   readonly limitBytes: number;
-  constructor(limitBytes: number) {
+  constructor(limitBytes: number, shared?: SharedArrayBuffer) {
+    super(shared);
     this.limitBytes = limitBytes;
   }
 
@@ -35,37 +72,45 @@ export class MemoryBudget {
   }
 }
 
-export class FileBudget {
-  used = 0;
-  peak = 0;
+export class FileBudget extends Counters {
   /** The file's budget, in bytes. */
   readonly limit: number;
   private readonly process: MemoryBudget;
 
-  constructor(process: MemoryBudget, limit: number) {
+  constructor(process: MemoryBudget, limit: number, shared?: SharedArrayBuffer) {
+    super(shared);
     this.process = process;
     this.limit = limit;
   }
 
+  /** The same budgets, charged from another thread. */
+  static attach(s: SharedBudget): FileBudget {
+    return new FileBudget(new MemoryBudget(s.processLimit, s.processCells), s.fileLimit, s.fileCells);
+  }
+
+  shared(): SharedBudget {
+    return { processCells: this.process.cells.buffer as SharedArrayBuffer, processLimit: this.process.limitBytes, fileCells: this.cells.buffer as SharedArrayBuffer, fileLimit: this.limit };
+  }
+
   /** Takes `bytes` for `what`; throws (and takes nothing) when a budget would be crossed. */
   charge(bytes: number, what: string): void {
-    if (this.used + bytes > this.limit) {
-      throw new IntakeLimitError('ERR_INTAKE_MEMORY_BUDGET', `holding ${what} would take the file's memory to ${mib(this.used + bytes)}, over its budget of ${mib(this.limit)} (intake.fileMemoryBytes)`);
+    const used = this.used;
+    if (used + bytes > this.limit) {
+      throw new IntakeLimitError('ERR_INTAKE_MEMORY_BUDGET', `holding ${what} would take the file's memory to ${mib(used + bytes)}, over its budget of ${mib(this.limit)} (intake.fileMemoryBytes)`);
     }
     const p = this.process;
-    if (p.used + bytes > p.limitBytes) {
-      throw new IntakeLimitError('ERR_INTAKE_MEMORY_BUDGET', `holding ${what} would take intake's memory to ${mib(p.used + bytes)}, over its budget of ${mib(p.limitBytes)} for every file together (intake.memoryBytes)`);
+    const all = p.used;
+    if (all + bytes > p.limitBytes) {
+      throw new IntakeLimitError('ERR_INTAKE_MEMORY_BUDGET', `holding ${what} would take intake's memory to ${mib(all + bytes)}, over its budget of ${mib(p.limitBytes)} for every file together (intake.memoryBytes)`);
     }
-    this.used += bytes;
-    p.used += bytes;
-    if (this.used > this.peak) this.peak = this.used;
-    if (p.used > p.peak) p.peak = p.used;
+    this.add(bytes);
+    p.add(bytes);
   }
 
   release(bytes: number): void {
     const b = Math.min(bytes, this.used);
-    this.used -= b;
-    this.process.used -= b;
+    this.add(-b);
+    this.process.add(-b);
   }
 
   /** The file is done with: whatever it still holds goes back. */

@@ -26,9 +26,14 @@ import { batchEntries } from '../metrics.ts';
 import type { IntakeDeps, IntakeFile } from './types.ts';
 import { intakeProgress } from './progress.ts';
 import { BatchReader, type ReadSummary } from './reader.ts';
-import { countsOf, DEFAULT_CHUNK, FileHandledElsewhere, ingestOnce, inputFate, SecondReadNeeded, statusOf, type FileRun, type Stored } from './one-pass.ts';
+import { countsOf, DEFAULT_CHUNK, FileHandledElsewhere, ingestOnce, ingestOnceInWorker, inputFate, SecondReadNeeded, statusOf, type FileRun, type Stored } from './one-pass.ts';
 import { MemoryBudget, type FileBudget } from './budget.ts';
 import { siteIdsOf } from '../db/queries/find-merchant.ts';
+import { rawClient } from '../db/queries/insert-orders.ts';
+import { WorkerRead } from './worker-read.ts';
+
+/** Files from this size on are parsed in the intake worker (IntakeDeps.workerMinBytes). */
+const WORKER_MIN_BYTES = 1024 * 1024;
 
 export { FileHandledElsewhere } from './one-pass.ts';
 
@@ -97,6 +102,33 @@ async function readOnce(run: FileRun, reader: BatchReader): Promise<Attempt> {
   }
 }
 
+/** The single read with the entries parsed in the intake worker (worker-read.ts): as readOnce. */
+async function readOnceInWorker(run: FileRun, read: WorkerRead): Promise<Attempt> {
+  const { hasEntries } = await read.first();
+  const header = hasEntries && !read.headerAfterEntries ? await checkHeader(run.deps, run.file, read.header).catch(() => undefined) : undefined;
+  if (!header) {
+    await read.drain();
+    return { again: new SecondReadNeeded('header') };
+  }
+  try {
+    return { stored: await run.deps.db.transaction((tx) => ingestOnceInWorker(tx, run, read, header.expiryDateUtc)) };
+  } catch (err) {
+    if (!(err instanceof SecondReadNeeded)) throw err;
+    await run.progress.abandon();
+    await run.ack.discard();
+    await read.drain();
+    return { again: err };
+  }
+}
+
+/**
+ * Whether this file's entries are parsed in the intake worker: on PostgreSQL (COPY), for a
+ * file large enough that the worker's start (tens of milliseconds) is nothing beside it.
+ */
+function inWorker(deps: IntakeDeps, fileBytes: number): boolean {
+  return typeof rawClient(deps.db).unsafe === 'function' && fileBytes >= (deps.workerMinBytes ?? WORKER_MIN_BYTES);
+}
+
 /** The second read, the careful way, once the whole file has been read and checked. */
 async function readAgain(run: FileRun, budget: FileBudget, pre: ReadSummary, expiryDateUtc: string | undefined, copyFirst: boolean, carded: boolean): Promise<Stored> {
   const { deps, file, ack, progress, receivedAt } = run;
@@ -141,17 +173,26 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     progress: intakeProgress(deps.db, deps.progressBesideTransaction ?? false, log, file.mid),
   });
   let run: FileRun | undefined;
-  let reader: BatchReader | undefined;
+  let reader: BatchReader | WorkerRead | undefined;
+  let worker: WorkerRead | undefined;
   try {
     const placed = await stat(file.path);
     fileBytes = placed.size;
     const refuse = (tx: Tx, sha: string) => refuseIngested(tx, file, sha, placed.mtime);
     owner = { mid: file.mid, siteIds: await siteIdsOf(deps.db, file.merchantId) };
     run = newRun(refuse, owner);
-    const first = new BatchReader(file.path, file.name, limits, { fileBytes: placed.size, scanCards: true, budget });
-    reader = first;
-    run.ack.measureInput(() => first.unpackedBytes);
-    const attempt = await readOnce(run, reader);
+    let attempt: Attempt;
+    if (inWorker(deps, placed.size)) {
+      const read = new WorkerRead(file.path, file.name, limits, placed.size, budget);
+      reader = worker = read;
+      run.ack.measureInput(() => read.unpackedBytes);
+      attempt = await readOnceInWorker(run, read);
+    } else {
+      const first = new BatchReader(file.path, file.name, limits, { fileBytes: placed.size, scanCards: true, budget });
+      reader = first;
+      run.ack.measureInput(() => first.unpackedBytes);
+      attempt = await readOnce(run, first);
+    }
     let stored: Stored;
     if ('stored' in attempt) stored = attempt.stored;
     else {
@@ -181,6 +222,7 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     log.warn({ code: rejection.fileError.code, line: rejection.fileError.line, column: rejection.fileError.column }, 'batch rejected');
     return rejected;
   } finally {
+    await worker?.close();
     budget.close();
   }
 }

@@ -25,6 +25,8 @@ import { EntrySyntaxError, streamEntries } from './pass-two.ts';
 import type { BatchReader, EntryItem } from './reader.ts';
 import type { IntakeProgress } from './progress.ts';
 import type { IntakeDeps, IntakeFile } from './types.ts';
+import type { WorkerRead } from './worker-read.ts';
+import { encodedStore } from './store-encoded.ts';
 
 export const DEFAULT_CHUNK = 1000;
 
@@ -90,6 +92,15 @@ export async function ingestOnce(tx: Tx, run: FileRun, reader: BatchReader, firs
     if (fast && sqlState(err) !== undefined) throw new SecondReadNeeded('store');
     throw err;
   }
+  return stored(tx, run, reader, batchId, counts);
+}
+
+/** What the single read needs of its reader once the entries are stored. */
+type ReadEnd = Pick<BatchReader, 'headerAfterEntries' | 'summary' | 'sawCardNumber'>;
+
+/** After the last entry: the decisions a first pass used to make, the batch row, the ack. */
+async function stored(tx: Tx, run: FileRun, reader: ReadEnd, batchId: string, counts: PassTwoCounts): Promise<Stored> {
+  const { file, ack, progress, receivedAt } = run;
   if (reader.headerAfterEntries) throw new SecondReadNeeded('header');
   const { sha256 } = reader.summary();
   await run.refuseIngested(tx, sha256);
@@ -103,6 +114,39 @@ export async function ingestOnce(tx: Tx, run: FileRun, reader: BatchReader, firs
   await progress.end(tx);
   return { batchId, sha256, status, counts, input };
 }
+
+/**
+ * ingestOnce with the entries parsed, checked and encoded by the intake worker (worker-read.ts),
+ * on PostgreSQL: the same decisions, the same ack, this thread only sending.
+ */
+export async function ingestOnceInWorker(tx: Tx, run: FileRun, read: WorkerRead, expiryDateUtc: string | undefined): Promise<Stored> {
+  const { deps, file, progress, receivedAt } = run;
+  if (!(await claimBatchFile(tx, file.merchantId, file.name))) throw new FileHandledElsewhere(file.name);
+  const batchId = randomUUID();
+  const entryCount = read.estimatedEntries();
+  await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount, startedAt: receivedAt });
+  run.log.info({ entries: entryCount, read: 'once', worker: true }, 'batch ingest started');
+  const ctx = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: expiryDateUtc, now: receivedAt, clockSkewMs: deps.clockSkewMs, owner: run.owner };
+  const counts: PassTwoCounts = { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false };
+  const store = encodedStore({ tx, cards: deps.cards, ctx, ack: run.ack, counts, progress: (c) => progress.update(c), budget: read.budget });
+  read.parse(ctx, deps.chunkSize ?? DEFAULT_CHUNK, WORKER_DEPTH);
+  try {
+    for (let chunk = await read.nextChunk(); chunk; chunk = await read.nextChunk()) {
+      deps.signal?.throwIfAborted();
+      await store.send(chunk);
+    }
+    await store.finish();
+  } catch (err) {
+    if (err instanceof EntrySyntaxError) throw new SecondReadNeeded('entry', err);
+    if (sqlState(err) !== undefined) throw new SecondReadNeeded('store');
+    throw err;
+  }
+  counts.entries = read.summary().entryCount;
+  return stored(tx, run, read, batchId, counts);
+}
+
+/** Chunks the worker may have encoded ahead of the one being sent. */
+const WORKER_DEPTH = 3;
 
 /**
  * Archived only when it held no card number in clear and some entry was accepted: of a file

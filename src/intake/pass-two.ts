@@ -5,7 +5,8 @@
 import type { BatchEntry } from '../domain/index.ts';
 import { BatchSyntaxError, MAX_TEXT_BYTES } from './scanner.ts';
 import { checkEntry, type EntryContext } from './entries.ts';
-import type { AckWriter } from './ack.ts';
+import type { AckWriter, RejectedEntry } from './ack.ts';
+import type { FileBudget } from './budget.ts';
 import type { BatchReader, EntryItem } from './reader.ts';
 import type { ChunkStore, PassTwoCounts } from './chunk-store.ts';
 
@@ -63,10 +64,38 @@ export async function streamEntries(reader: BatchReader, store: ChunkStore, run:
   await store.finish();
 }
 
+export type ParsedItem = { ok: true; entry: BatchEntry } | { ok: false; rejected: RejectedEntry };
+
+/**
+ * One entry the reader cut out: parsed and checked. A rejected one gives its memory back at
+ * once; an accepted one holds it until stored. Throws an EntrySyntaxError for JSON.parse's refusal.
+ */
+export function parseItem(item: EntryItem, ctx: EntryContext, budget: FileBudget): ParsedItem {
+  if (item.longText) {
+    budget.release(item.cost);
+    return { ok: false, rejected: LONG_TEXT };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(item.text);
+  } catch (err) {
+    throw entrySyntaxError(item, err as Error);
+  }
+  const outcome = checkEntry(raw, item.index + 1, ctx, item.text);
+  if (!outcome.ok) {
+    budget.release(item.cost);
+    return { ok: false, rejected: outcome.rejected };
+  }
+  return outcome;
+}
+
+/** The share of the file's memory budget at which a chunk is handed over, whatever its count. */
+export const chunkCostOf = (budget: FileBudget) => budget.limit / CHUNK_BUDGET_SHARE;
+
 async function parseInto(reader: BatchReader, store: ChunkStore, run: EntryRun, first: EntryItem[] | undefined): Promise<void> {
   const { ctx, ack, counts } = run;
   const budget = reader.budget;
-  const chunkCost = budget.limit / CHUNK_BUDGET_SHARE;
+  const chunkCost = chunkCostOf(budget);
   let pending: BatchEntry[] = [];
   let pendingCost = 0;
   let turn = performance.now();
@@ -74,21 +103,8 @@ async function parseInto(reader: BatchReader, store: ChunkStore, run: EntryRun, 
     run.signal?.throwIfAborted();
     for (const item of items) {
       counts.entries++;
-      if (item.longText) {
-        budget.release(item.cost);
-        counts.rejected++;
-        await ack.reject(LONG_TEXT, item.index + 1);
-        continue;
-      }
-      let raw: unknown;
-      try {
-        raw = JSON.parse(item.text);
-      } catch (err) {
-        throw entrySyntaxError(item, err as Error);
-      }
-      const outcome = checkEntry(raw, item.index + 1, ctx, item.text);
+      const outcome = parseItem(item, ctx, budget);
       if (!outcome.ok) {
-        budget.release(item.cost);
         counts.rejected++;
         await ack.reject(outcome.rejected, item.index + 1);
         continue;

@@ -20,6 +20,11 @@ export interface IntakeDeps {
   /** Where ingested files go, outside every chroot. */
   archiveDir: string;
   now?: () => Date;
+  /**
+   * Files from this many bytes on are parsed, checked and encoded in the intake worker, on
+   * PostgreSQL (default 1 MiB; 0: every file). Smaller files, and PGlite, stay on this thread.
+   */
+  workerMinBytes?: number;
   /** Entries per INSERT. */
   chunkSize?: number;
   /** Bounds of a file while it is read (default: DEFAULT_LIMITS). */

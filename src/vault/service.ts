@@ -182,10 +182,9 @@ export function createVault(deps: VaultDeps) {
   };
 }
 
-/** `token` absent: a digits-only cardNumber (spaces and dashes allowed) is a full number. */
-export function carriesFullNumber(pm: EdgePaymentMethod): boolean {
-  return pm.token === false || (pm.token === undefined && /^[\d\s-]+$/.test(pm.cardNumber));
-}
+import { carriesFullNumber } from './full-number.ts';
+
+export { carriesFullNumber };
 
 function edge(
   tokenize: (merchantId: string, input: CardInput, names: CardFieldNames) => Promise<Tokenized>,

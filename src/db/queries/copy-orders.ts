@@ -19,6 +19,7 @@
 //   server. So the scope runs inside a savepoint of our own, whose RELEASE also releases the
 //   scope's (RELEASE drops every savepoint established after the one named).
 import type { Writable } from 'node:stream';
+import type { orders } from '../schema.ts';
 
 export interface CopyClient {
   unsafe(text: string, params?: unknown[]): Promise<unknown> & { writable(): Promise<Writable> };
@@ -30,6 +31,17 @@ export const ORDER_COLUMNS = [
   'card_token', 'card_brand', 'card_bin', 'card_last4', 'expires_at', 'decline_code', 'decline_source', 'declined_at', 'decline_advice',
   'prior_attempts', 'request', 'next_attempt_at',
 ] as const;
+
+/** An order row as the record of its columns (COPY here, json_populate_recordset in insert-orders.ts). */
+export function orderRecord(r: typeof orders.$inferInsert) {
+  return {
+    id: r.id, merchant_id: r.merchantId, batch_id: r.batchId ?? null, sequence_number: r.sequenceNumber ?? null, order_id: r.orderId,
+    idempotency_key: r.idempotencyKey, kind: r.kind, status: r.status, amount: r.amount, currency: r.currency, card_token: r.cardToken,
+    card_brand: r.cardBrand ?? null, card_bin: r.cardBin ?? null, card_last4: r.cardLast4 ?? null, expires_at: r.expiresAt ?? null,
+    decline_code: r.declineCode, decline_source: r.declineSource, declined_at: r.declinedAt ?? null, decline_advice: r.declineAdvice ?? null,
+    prior_attempts: r.priorAttempts ?? null, request: r.request, next_attempt_at: r.nextAttemptAt ?? null,
+  };
+}
 
 /** The COPY statement for rows encoded by `copyLines`. */
 export const COPY_ORDERS = `copy orders (${ORDER_COLUMNS.join(', ')}) from stdin`;

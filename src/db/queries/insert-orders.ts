@@ -6,7 +6,9 @@
 import { and, eq, inArray, or } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
 import { orders } from '../schema.ts';
-import { copyOrders, ORDER_COLUMNS, type CopyClient } from './copy-orders.ts';
+import { copyOrders, ORDER_COLUMNS, orderRecord, type CopyClient } from './copy-orders.ts';
+
+export { orderRecord } from './copy-orders.ts';
 
 export type NewOrder = typeof orders.$inferInsert;
 
@@ -34,15 +36,6 @@ const INSERT = `insert into orders (${COLUMNS})
   on conflict do nothing returning id`;
 
 /** A row keyed by column name, as COPY and json_populate_recordset take it. */
-export function orderRecord(r: NewOrder) {
-  return {
-    id: r.id, merchant_id: r.merchantId, batch_id: r.batchId ?? null, sequence_number: r.sequenceNumber ?? null, order_id: r.orderId,
-    idempotency_key: r.idempotencyKey, kind: r.kind, status: r.status, amount: r.amount, currency: r.currency, card_token: r.cardToken,
-    card_brand: r.cardBrand ?? null, card_bin: r.cardBin ?? null, card_last4: r.cardLast4 ?? null, expires_at: r.expiresAt ?? null,
-    decline_code: r.declineCode, decline_source: r.declineSource, declined_at: r.declinedAt ?? null, decline_advice: r.declineAdvice ?? null,
-    prior_attempts: r.priorAttempts ?? null, request: r.request, next_attempt_at: r.nextAttemptAt ?? null,
-  };
-}
 
 /**
  * Inserts orders (each with its id set by the caller), skipping any whose orderId or

@@ -7,10 +7,14 @@ import { intakeFixture, type IntakeFixture } from '../../helpers/intake.ts';
 import { FileHandledElsewhere, ingestFile } from '../../../src/intake/ingest.ts';
 import { orders, batches } from '../../../src/db/schema.ts';
 
-describe.each(DB_KINDS)('batch intake on %s', (kind) => {
+// On PostgreSQL also with every file's entries parsed in the intake worker (large files only, by default).
+const CASES = [...DB_KINDS.map((kind) => ({ kind, worker: false })), ...(DB_KINDS.includes('postgres') ? [{ kind: 'postgres' as const, worker: true }] : [])];
+
+describe.each(CASES)('batch intake on $kind (intake worker: $worker)', ({ kind, worker }) => {
   let f: IntakeFixture;
   beforeAll(async () => {
     f = await intakeFixture(kind);
+    if (worker) f.deps.workerMinBytes = 0;
   });
   afterAll(() => f.close());
 

@@ -1,0 +1,120 @@
+// The intake worker: one batch file read, parsed, checked and encoded for COPY in a thread of
+// its own, with its own heap (docs/performance.md "Batch intake"). The daemon's thread keeps
+// what needs the database or the outbound folder — the header's token, the card look-ups, the
+// COPY on the file's transaction, the ack — and only sends. The work here is pure: bytes in,
+// COPY text and rejected entries out; its garbage never reaches the daemon's heap, and on two
+// cores it runs beside the daemon's thread and PostgreSQL.
+//
+// At most `depth` chunks wait to be taken (a credit comes back for each), so the memory
+// budget, shared with the daemon's thread (budget.ts), still bounds what the file holds.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { BatchEntry } from '../domain/index.ts';
+import { copyLines, orderRecord } from '../db/queries/copy-orders.ts';
+import { carriesFullNumber } from '../vault/full-number.ts';
+import { orderRow, type EntryContext } from './entries.ts';
+import { BatchReader, type EntryItem } from './reader.ts';
+import { FileBudget } from './budget.ts';
+import { chunkCostOf, EntrySyntaxError, parseItem } from './pass-two.ts';
+import { toWire, type ChunkMessage, type EncodedRows, type FromWorker, type OpenFile, type ReadState, type ToWorker } from './parse-protocol.ts';
+
+const port = parentPort!;
+const open = workerData as OpenFile;
+const budget = FileBudget.attach(open.budget);
+const reader = new BatchReader(open.path, open.name, open.limits, { fileBytes: open.fileBytes, scanCards: true, budget });
+
+const post = (m: FromWorker) => port.postMessage(m);
+const state = (): ReadState => ({
+  header: reader.header, headerAfterEntries: reader.headerAfterEntries, entryCount: reader.entryCount, unpackedBytes: reader.unpackedBytes, estimatedEntries: reader.estimatedEntries(),
+});
+
+// Messages from the daemon's thread, as a queue the steps below wait on.
+const inbox: ToWorker[] = [];
+let wake: (() => void) | undefined;
+port.on('message', (m: ToWorker) => {
+  inbox.push(m);
+  wake?.();
+});
+async function receive(): Promise<ToWorker> {
+  while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+  wake = undefined;
+  return inbox.shift()!;
+}
+
+function encode(entries: BatchEntry[], ctx: EntryContext): Pick<ChunkMessage, 'rows' | 'entries'> {
+  // A full card number's token is known only once the vault has it, on the daemon's thread.
+  if (entries.some((e) => carriesFullNumber(e.paymentMethod))) return { rows: undefined, entries };
+  const rows: EncodedRows = { text: '', ids: [], sequenceNumbers: [], orderIds: [], tokens: [], emails: ctx.mode === 'sandbox' ? [] : undefined };
+  const records = [];
+  for (const e of entries) {
+    const row = orderRow(e, e.paymentMethod.cardNumber, ctx);
+    records.push(orderRecord(row));
+    rows.ids.push(row.id!);
+    rows.sequenceNumbers.push(row.sequenceNumber ?? null);
+    rows.orderIds.push(row.orderId);
+    rows.tokens.push(e.paymentMethod.cardNumber);
+    rows.emails?.push(e.payer.email);
+  }
+  rows.text = copyLines(records);
+  return { rows, entries: undefined };
+}
+
+async function parse(first: EntryItem[], ctx: EntryContext, chunkSize: number, depth: number): Promise<void> {
+  const chunkCost = chunkCostOf(budget);
+  let credits = depth;
+  let carried = false;
+  let chunk: ChunkMessage['rejected'] = [];
+  let pending: BatchEntry[] = [];
+  let pendingCost = 0;
+  const flush = async () => {
+    // Waits for a credit; an order to drain, waiting or not, ends the parse.
+    while (credits === 0 || inbox.length > 0) {
+      const m = await receive();
+      if (m.type === 'credit') credits++;
+      else if (m.type === 'drain') throw new DrainOrdered();
+    }
+    credits--;
+    const encoded = pending.length > 0 ? encode(pending, ctx) : { rows: undefined, entries: undefined };
+    post({ type: 'chunk', rejected: chunk, ...encoded, cost: pendingCost, entryCount: reader.entryCount, carriedCardNumbers: carried, unpackedBytes: reader.unpackedBytes });
+    chunk = [];
+    pending = [];
+    pendingCost = 0;
+  };
+  for (let items: EntryItem[] | undefined = first; items; items = await reader.next()) {
+    for (const item of items) {
+      const outcome = parseItem(item, ctx, budget);
+      if (!outcome.ok) chunk.push({ entry: outcome.rejected, position: item.index + 1 });
+      else {
+        if (outcome.entry.paymentMethod.token === false) carried = true;
+        pending.push(outcome.entry);
+        pendingCost += item.cost;
+      }
+      if (pending.length >= chunkSize || pendingCost >= chunkCost || chunk.length >= chunkSize) await flush();
+    }
+  }
+  if (pending.length > 0 || chunk.length > 0) await flush();
+}
+
+/** The daemon's thread gave up on storing this read (a failed COPY): the rest is drained. */
+class DrainOrdered extends Error {}
+
+async function main(): Promise<void> {
+  const first = await reader.next();
+  post({ type: 'first', hasEntries: first !== undefined, ...state() });
+  const order = await receive();
+  try {
+    if (order.type !== 'parse') throw new DrainOrdered();
+    await parse(first!, order.ctx, order.chunkSize, order.depth);
+  } catch (err) {
+    if (err instanceof EntrySyntaxError) {
+      // The ack must first say what the rest of the file holds (ingest.ts): drained on order.
+      post({ type: 'error', error: toWire(err), state: state() });
+      while ((await receive()).type !== 'drain');
+    } else if (!(err instanceof DrainOrdered)) throw err;
+    if (order.type !== 'parse' && first) reader.release(first);
+    await reader.drain();
+  }
+  const { sha256 } = reader.summary();
+  post({ type: 'end', sha256, sawCardNumber: reader.sawCardNumber, ...state() });
+}
+
+main().catch((err: unknown) => post({ type: 'error', error: toWire(err), state: state() }));
