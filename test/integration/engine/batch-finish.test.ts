@@ -16,7 +16,10 @@ import { createEngine } from '../../../src/engine/index.ts';
 import { createSandboxProcessor } from '../../../src/processors/sandbox.ts';
 import { sandboxTestCards } from '../../../src/vault/test-cards.ts';
 
-const ORDERS = 12;
+// One order per approving test card: the engine sends one attempt per card at a time, and a
+// card's next order would wait a minute of this real clock.
+const CARDS = ['4111111111111111', '4242424242424242', '4000056655665556', '4000008260000000', '5555555555554444', '2223003122003222', '378282246310005', '6011111111111117', '3566002020360505', '36227206271667'];
+const ORDERS = CARDS.length;
 /** The batch sweep's advisory lock key (src/engine/sweeps.ts). */
 const BATCH_LOCK = 0x72737703n;
 
@@ -39,11 +42,11 @@ describe.each(DB_KINDS)('results file after the last order, between sweeps, on %
     batchId = randomUUID();
     const now = new Date();
     await f.db.insert(batches).values({ id: batchId, merchantId: f.merchantId, fileName: 'prompt.json', sha256: 'p'.repeat(64), status: 'accepted', entryCount: ORDERS, acceptedCount: ORDERS, rejectedCount: 0, receivedAt: now });
-    const card = sandboxTestCards().find('4111111111111111')!;
-    const token = await f.tokenOf(card.number);
-    // Due now, an approving card: one attempt each, then final.
+    const cards = CARDS.map((n) => sandboxTestCards().find(n)!);
+    const tokens = await Promise.all(CARDS.map((n) => f.tokenOf(n)));
+    // Due now, approving cards: one attempt each, then final.
     await insertTestOrders(f.db, Array.from({ length: ORDERS }, (_, i) => ({
-      card, token, merchantId: f.merchantId, createdAt: new Date(now.getTime() - 3_600_000), expiresAt: new Date(now.getTime() + 20 * 86_400_000),
+      card: cards[i]!, token: tokens[i]!, merchantId: f.merchantId, createdAt: new Date(now.getTime() - 3_600_000), expiresAt: new Date(now.getTime() + 20 * 86_400_000),
       status: 'PENDING' as const, nextAttemptAt: new Date(now.getTime() - 1000), batchId, sequenceNumber: i + 1, declineCode: '91',
     })));
   });
@@ -72,7 +75,8 @@ describe.each(DB_KINDS)('results file after the last order, between sweeps, on %
     }
   });
 
-  it.runIf(kind === 'postgres')('writes it once another instance lets go of the batch lock', async () => {
+  // A second session holding the lock needs a server: PGlite is one connection.
+  if (kind === 'postgres') it('writes it once another instance lets go of the batch lock', async () => {
     const other = postgres(f.tdb.url!, { max: 1, onnotice: () => {} });
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
