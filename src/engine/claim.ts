@@ -22,6 +22,9 @@ import { capsAllowAttempt } from './planner.ts';
 import { cardLevelStop } from './caps.ts';
 import { normaliseBrand } from '../declines/brands.ts';
 import { replanHistories } from './recorder.ts';
+import { CARD_BUSY_MS } from './card-busy.ts';
+
+export { CARD_BUSY_MS };
 
 export interface ClaimCtx extends LifecycleCtx {
   db: Db;
@@ -34,14 +37,6 @@ export interface ClaimCtx extends LifecycleCtx {
 const cardOf = (x: { merchantId: string; cardToken: string }) => `${x.merchantId}\u0000${x.cardToken}`;
 /** An order's card as its windows count it: the credential it is charged under now. */
 const chargedCard = (o: Claimed['order']) => ({ merchantId: o.merchantId, cardToken: chargeKey(o) });
-
-/**
- * How long an order waits when another attempt on its card is in flight. One attempt per card
- * at a time: the answer to the first (a MAC 03/21, a MAC 24–30 delay, a category 1 code, the
- * decline that fills a cap) decides whether the next may go at all, and two sent together
- * cannot hear it. A gateway answers within seconds; a minute is a cheap second look.
- */
-export const CARD_BUSY_MS = 60_000;
 
 /** Claims up to `limit` due orders and returns those whose attempt may go to the processor now. */
 export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claimed[]> {

@@ -21,6 +21,7 @@ import type { Classification } from '../declines/classify.ts';
 import { tableClassOf } from '../declines/classify.ts';
 import { CARD_WINDOW_MS, cardDeclines, declinesByCard, toRecord, type Histories } from './history.ts';
 import { cascade, optIns } from './cascade.ts';
+import { wakeAfterAnswers } from './card-busy.ts';
 import { answerDecline, approveMove, awaitsFor, learnedFor, learnedOutcomes, planMove, planOrder, type LifecycleCtx, type Move } from './lifecycle.ts';
 import { tryNewCard, updaterNews, withNews } from './card-update-moves.ts';
 import { needsNewCard } from '../declines/card-change.ts';
@@ -73,6 +74,8 @@ export async function recordGroup(ctx: RecorderCtx, items: Answered[]): Promise<
     recorded = await recordLocked(ctx, items);
   }
   countOutcomes(ctx, items, recorded);
+  // The card's other orders waiting for this answer (claim.ts, one attempt per card) go next.
+  await wakeAfterAnswers(ctx.db, items.map((i) => i.order), ctx.clock.now());
   return recorded;
 }
 

@@ -125,6 +125,9 @@ function campaignConfig(o: { dataDir: string; url: string; httpPort: number; sft
     engine: {
       pollIntervalMs: 100, leaseSeconds: 5, sweepCron: '* * * * * *',
       mastercardAttemptLimits: [{ fromUtc: '2023-11-01', maxAttemptsPer30Days: 100, maxDeclinesPer24Hours: 100 }],
+      // The campaign waits for every order to end; an order whose card must change would wait
+      // for an updated card until its deadline (sandbox's default), days past the campaign.
+      awaitUpdatedCard: 'off',
     },
     processor: { timeoutMs: 2000, reconcileAfterMs: 500, reconcileTimeoutMs: 600_000, breakerCooldownMs: 1000, accountConcurrency: 8, gatewayUrls: o.gatewayUrls },
     webhooks: { timeoutMs: 2000, leaseSeconds: 5, pollIntervalMs: 100, retryDelaysMs: [500, 1000, 2000, 4000, 8000, 15_000, 30_000, 60_000, 60_000, 60_000] },
