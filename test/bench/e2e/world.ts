@@ -56,7 +56,9 @@ export function writeConfig(o: ConfigInput): { file: string; vaultKey: string } 
     // A million entries is a 1.8 GB file: past the default 1 GiB file size and quota, which an
     // operator raises for such a merchant.
     sftp: { port: o.sftpPort, maxFileSizeBytes: 8 * 1024 ** 3, quotaBytes: 16 * 1024 ** 3 },
-    engine: { claimBatchSize: s.claimBatchSize },
+    // Every order ends within the run: a hard-declined card ends its order at once rather than
+    // waiting for an updated card until the deadline (sandbox's default, docs/engine.md).
+    engine: { claimBatchSize: s.claimBatchSize, awaitUpdatedCard: 'off' },
     processor: {
       concurrency: s.concurrency, ratePerSecond: s.ratePerSecond, accountConcurrency: s.accountConcurrency, accountRatePerSecond: s.accountRatePerSecond,
       gatewayUrls: { stripe: o.stripeUrl },
