@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { DB_KINDS, silentLog } from '../../helpers/db.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { engineConfig, engineFixture, insertTestOrders, type EngineFixture } from '../../helpers/engine.ts';
 import { systemClock } from '../../../src/clock.ts';
 import { batches, orders } from '../../../src/db/schema.ts';
@@ -23,13 +24,7 @@ const ORDERS = CARDS.length;
 /** The batch sweep's advisory lock key (src/engine/sweeps.ts). */
 const BATCH_LOCK = 0x72737703n;
 
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs?: number) => waitFor(check, { what, timeoutMs });
 
 describe.each(DB_KINDS)('results file after the last order, between sweeps, on %s', (kind) => {
   let f: EngineFixture;
