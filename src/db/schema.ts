@@ -520,6 +520,20 @@ export const merchantModelStats = pgTable(
   (t) => [primaryKey({ columns: [t.merchantId, t.dimension, t.bucket] })],
 );
 
+/** The learned tables' key (but the merchant) and counts; a function, so each table gets its own column builders. */
+const learnedCounts = () => ({
+  family: text('family').notNull(),
+  brand: text('brand').notNull(),
+  /** The card's first six digits, '' when the order did not give them. */
+  bin: text('bin').notNull(),
+  weekday: smallint('weekday').notNull(),
+  localHour: smallint('local_hour').notNull(),
+  dayBucket: smallint('day_bucket').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  approvals: integer('approvals').notNull().default(0),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /**
  * Learned timing (docs/engine.md "Learned timing"): attempts and approvals of the engine's
  * retries per merchant, original decline family, brand, issuer (first six digits), and the
@@ -530,16 +544,7 @@ export const learnedTiming = pgTable(
   'learned_timing',
   {
     merchantId: uuid('merchant_id').notNull().references(() => merchants.id, { onDelete: 'cascade' }),
-    family: text('family').notNull(),
-    brand: text('brand').notNull(),
-    /** The card's first six digits, '' when the order did not give them. */
-    bin: text('bin').notNull(),
-    weekday: smallint('weekday').notNull(),
-    localHour: smallint('local_hour').notNull(),
-    dayBucket: smallint('day_bucket').notNull(),
-    attempts: integer('attempts').notNull().default(0),
-    approvals: integer('approvals').notNull().default(0),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    ...learnedCounts(),
   },
   (t) => [
     primaryKey({ columns: [t.merchantId, t.family, t.brand, t.bin, t.weekday, t.localHour, t.dayBucket] }),
@@ -553,17 +558,7 @@ export const learnedTiming = pgTable(
  */
 export const learnedTimingGlobal = pgTable(
   'learned_timing_global',
-  {
-    family: text('family').notNull(),
-    brand: text('brand').notNull(),
-    bin: text('bin').notNull(),
-    weekday: smallint('weekday').notNull(),
-    localHour: smallint('local_hour').notNull(),
-    dayBucket: smallint('day_bucket').notNull(),
-    attempts: integer('attempts').notNull().default(0),
-    approvals: integer('approvals').notNull().default(0),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-  },
+  learnedCounts(),
   (t) => [
     primaryKey({ columns: [t.family, t.brand, t.bin, t.weekday, t.localHour, t.dayBucket] }),
     index('learned_timing_global_updated_idx').on(t.updatedAt),

@@ -206,13 +206,19 @@ describe.each(DB_KINDS)('the gateway\'s account updater on %s', (kind) => {
     await f?.close();
   });
 
-  it('charges the updated credential next, under its own counters, attributed account_updater, one charge', async () => {
-    const tok = await f.a.tokenOf('4000000000000002'); // the issuer says do not honor; the stand-in gateway adds its updater news
+  /** A rebill of the card declined 05, planned by the engine, then made due now. */
+  async function rebillDueNow(tok: string): Promise<string> {
     const expiryDateUtc = new Date(clock.now().getTime() + 10 * DAY_MS).toISOString();
     const res = await f.post('/v1/evaluate', evaluateBody(tok, { mit: true, top: { expiryDateUtc }, tx: { responseCode: '05', responseCodeSource: 'iso8583' } }));
     const key = res.json().orderSessionKey as string;
     await engine.runOnce();
     await db().update(orders).set({ nextAttemptAt: clock.now() }).where(eq(orders.id, key));
+    return key;
+  }
+
+  it('charges the updated credential next, under its own counters, attributed account_updater, one charge', async () => {
+    const tok = await f.a.tokenOf('4000000000000002'); // the issuer says do not honor; the stand-in gateway adds its updater news
+    const key = await rebillDueNow(tok);
     expect(await engine.runOnce()).toBe(1);
     const o = (await db().select().from(orders).where(eq(orders.id, key)))[0]!;
     // A 05 is not a card-must-change decline: the updated card is planned as the planner decides.
@@ -238,11 +244,7 @@ describe.each(DB_KINDS)('the gateway\'s account updater on %s', (kind) => {
   it('goes to the updated credential at once after a card-must-change decline', async () => {
     clock.advance(31 * DAY_MS);
     const tok = await f.a.tokenOf('4000000000000069'); // expired card (54)
-    const expiryDateUtc = new Date(clock.now().getTime() + 10 * DAY_MS).toISOString();
-    const res = await f.post('/v1/evaluate', evaluateBody(tok, { mit: true, top: { expiryDateUtc }, tx: { responseCode: '05', responseCodeSource: 'iso8583' } }));
-    const key = res.json().orderSessionKey as string;
-    await engine.runOnce();
-    await db().update(orders).set({ nextAttemptAt: clock.now() }).where(eq(orders.id, key));
+    const key = await rebillDueNow(tok);
     expect(await engine.runOnce()).toBe(1);
     expect((await db().select().from(orders).where(eq(orders.id, key)))[0]).toMatchObject({ status: 'PENDING', planReason: 'card_updated', nextAttemptAt: clock.now() });
     expect(await engine.runOnce()).toBe(1);
