@@ -502,8 +502,29 @@ export const transmits = pgTable(
     localDayOfMonth: smallint('local_day_of_month'),
     request: json('request').notNull(),
     createdAt: createdAt(),
+    /**
+     * The card as the card's windows know it (docs/engine.md "What the card's windows count"):
+     * the vault token the transmit named, or the token of the card its number matches in the
+     * vault; null when neither. The merchant's own authorizations on a card count against the
+     * networks' limits like rescued's.
+     */
+    cardToken: text('card_token'),
+    /** The keyed fingerprint of a full number sent (never the number): matches a card tokenized later. */
+    cardFingerprint: text('card_fingerprint'),
+    /** transaction.timestampUtc: when the merchant's payment was authorized (or declined). */
+    authorizedAt: timestamp('authorized_at', { withTimezone: true }),
+    /** 'CIT' or 'MIT' (isMIT): Visa counts them apart. */
+    initiator: text('initiator'),
+    /** transaction.responseCodeSource, for the earlier tries' codes. */
+    declineSource: text('decline_source'),
+    /** transaction.priorAttempts: the merchant's tries before this one, as orders.prior_attempts. */
+    priorAttempts: json('prior_attempts'),
   },
-  (t) => [index('transmits_merchant_idx').on(t.merchantId, t.createdAt)],
+  (t) => [
+    index('transmits_merchant_idx').on(t.merchantId, t.createdAt),
+    index('transmits_card_idx').on(t.merchantId, t.cardToken, t.authorizedAt).where(sql`card_token is not null`),
+    index('transmits_fingerprint_idx').on(t.merchantId, t.cardFingerprint, t.authorizedAt).where(sql`card_fingerprint is not null`),
+  ],
 );
 
 /** The per-merchant model's counters: approvals and totals by dimension ('hour', 'day', 'bin', 'card_type') and bucket. */

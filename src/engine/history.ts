@@ -30,7 +30,7 @@ export function toRecord(a: Pick<AttemptRow, 'startedAt' | 'responseCode' | 'adv
 /**
  * An order's original decline and the merchant's earlier tries as records, none later than
  * the order's arrival; the earliest is the order's first authorization (not a reattempt for
- * Visa). Their codes are the merchant's gateway's: the ISO code behind each is looked up, so a
+ * Visa). A payment the merchant transmitted gives its earlier tries and its approval. Their codes are the merchant's gateway's: the ISO code behind each is looked up, so a
  * gateway's own code is never read as an ISO one.
  */
 export function declineRecords(o: CardOrderRow): AttemptRecord[] {
@@ -45,10 +45,10 @@ export function declineRecords(o: CardOrderRow): AttemptRecord[] {
     const networkCode = isoOf(code, at);
     return { at: clamp(at), responseCode: networkCode, networkCode, adviceCode, approved: false, origin, initiator: o.kind };
   };
-  const list = [
-    ...decodePriorAttempts(o.priorAttempts).map((p) => record(p.at, p.responseCode, p.adviceCode, 'prior')),
-    record(o.declinedAt ?? o.createdAt, o.declineCode, o.declineAdvice, 'original'),
-  ];
+  const last = o.transmitted
+    ? { at: o.declinedAt ?? o.createdAt, responseCode: '00', networkCode: '00', adviceCode: null, approved: true, origin: 'transmitted' as const, initiator: o.kind }
+    : record(o.declinedAt ?? o.createdAt, o.declineCode, o.declineAdvice, 'original');
+  const list = [...decodePriorAttempts(o.priorAttempts).map((p) => record(p.at, p.responseCode, p.adviceCode, 'prior')), last];
   let first = list[0]!;
   for (const r of list) if (r.at.getTime() < first.at.getTime()) first = r;
   first.initial = true;

@@ -46,7 +46,8 @@ export interface PlanOrder {
 }
 
 /** Whose authorization a record is: rescued's attempt, an order's original decline, or one of the merchant's earlier tries. */
-export type AttemptOrigin = 'rescued' | 'original' | 'prior';
+/** transmitted: a payment the merchant made itself and sent to POST /v1/transmit. */
+export type AttemptOrigin = 'rescued' | 'original' | 'prior' | 'transmitted';
 
 export interface AttemptRecord {
   at: Date;

@@ -4,7 +4,7 @@ import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import type { OrderDeps } from '../orders/deps.ts';
 import type { ApiDeps, Guarded } from './guard.ts';
 import { cachedEdge } from '../orders/card-cache.ts';
-import { createTransmitBuffer } from '../orders/transmit.ts';
+import { createTransmitBuffer, type Fingerprint } from '../orders/transmit.ts';
 import { createOwnIdsCheck } from '../orders/own-ids.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
@@ -39,7 +39,7 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
 export interface ApiDepsInput {
   db: OrderDeps['db'];
-  vault: OrderDeps['vault'] & Partial<NonNullable<OrderDeps['cards']>>;
+  vault: OrderDeps['vault'] & Partial<NonNullable<OrderDeps['cards']>> & { fingerprint?: Fingerprint };
   processor: OrderDeps['processor'];
   mode: OrderDeps['mode'];
   clock?: Clock;
@@ -60,7 +60,7 @@ export function createApiDeps(i: ApiDepsInput): ApiDeps {
   const ownIds = createOwnIdsCheck(i.db);
   return {
     orders: { db: i.db, vault: cachedEdge(i.vault), processor: i.processor, mode: i.mode, clock, log, settings: i.config, ownIds, ...cardsOf(i.vault) },
-    transmits: createTransmitBuffer({ db: i.db, clock, log, mode: i.mode, settings: i.config, ownIds }),
+    transmits: createTransmitBuffer({ db: i.db, clock, log, mode: i.mode, settings: i.config, ownIds, ...(i.vault.fingerprint ? { fingerprint: i.vault.fingerprint } : {}) }),
     rateLimit: i.config,
     // Production keeps its surface small: the reference only when asked for, metrics only
     // behind their own token (README, Security).

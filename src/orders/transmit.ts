@@ -9,6 +9,11 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { OwnIdsCheck, Owner } from './own-ids.ts';
 import { insertTransmits, type StatIncrement, type TransmitRow } from '../db/queries/insert-transmits.ts';
+import { encodePriorAttempts } from '../db/prior-attempts.ts';
+import { carriesFullNumber } from '../vault/full-number.ts';
+
+/** The vault's keyed fingerprint of a full card number (never stored, never logged). */
+export type Fingerprint = (pan: string) => string;
 
 export interface TransmitSettings {
   transmitFlushIntervalMs: number;
@@ -30,7 +35,30 @@ function approvedOf(r: TransmitRequest): boolean {
   return r.isDeclined !== true && (s === undefined || s === 'approved' || s === 'captured' || s === 'authorized');
 }
 
-export function transmitRow(merchantId: string, r: TransmitRequest, now: Date): TransmitRow {
+/**
+ * The card the merchant's payment was on, for the card's windows: the vault token it named, or
+ * the fingerprint of the full number it sent (the number itself is dropped).
+ */
+function cardOf(pm: TransmitRequest['paymentMethod'], fingerprint: Fingerprint | undefined): Pick<TransmitRow, 'cardToken' | 'cardFingerprint'> {
+  if (!pm || typeof pm.cardNumber !== 'string' || pm.cardNumber === '') return { cardToken: null, cardFingerprint: null };
+  if (!carriesFullNumber({ cardNumber: pm.cardNumber, token: pm.token })) return { cardToken: pm.cardNumber, cardFingerprint: null };
+  return { cardToken: null, cardFingerprint: fingerprint ? fingerprint(pm.cardNumber.replace(/[\s-]/g, '')) : null };
+}
+
+type LenientPrior = { timestampUtc?: string | undefined; responseCode?: string | undefined; merchantAdviceCode?: string | undefined };
+
+/** The earlier tries a lenient transmit gave whole (a time and a code); the others say too little to count. */
+function completePriors(list: readonly LenientPrior[] | undefined) {
+  return list?.flatMap((p) => (p.timestampUtc && p.responseCode && !Number.isNaN(Date.parse(p.timestampUtc)) ? [{ timestampUtc: p.timestampUtc, responseCode: p.responseCode, merchantAdviceCode: p.merchantAdviceCode }] : []));
+}
+
+/** When the merchant's payment was authorized: the transaction's own time, never after it reached us. */
+function authorizedAtOf(timestampUtc: string | undefined, now: Date): Date {
+  const t = timestampUtc === undefined ? NaN : Date.parse(timestampUtc);
+  return Number.isNaN(t) || t > now.getTime() ? now : new Date(t);
+}
+
+export function transmitRow(merchantId: string, r: TransmitRequest, now: Date, fingerprint?: Fingerprint): TransmitRow {
   const local = localTime(r.transaction.timestampUtc, r.transaction.timezoneUtcOffset);
   const pm = r.paymentMethod;
   // A full card number is never kept: only BIN and last four of the payment method survive.
@@ -40,6 +68,8 @@ export function transmitRow(merchantId: string, r: TransmitRequest, now: Date): 
     currency: r.transaction.currency ?? null, cardBin: pm?.cardBinNumber ?? null, cardBrand: pm?.cardBrand ?? null,
     cardType: pm?.cardType ? pm.cardType.toLowerCase() : null, localHour: local ? local.getUTCHours() : null,
     localDayOfMonth: local ? local.getUTCDate() : null, request, createdAt: now,
+    ...cardOf(pm, fingerprint), authorizedAt: authorizedAtOf(r.transaction.timestampUtc, now), initiator: r.isMIT === true ? 'MIT' : 'CIT',
+    declineSource: r.transaction.responseCodeSource ?? null, priorAttempts: encodePriorAttempts(completePriors(r.transaction.priorAttempts)),
   };
 }
 
@@ -69,7 +99,7 @@ export interface TransmitBuffer {
   readonly buffered: number;
 }
 
-export function createTransmitBuffer(deps: { db: Db; clock: Clock; log: Logger; mode: ModelMode; settings: TransmitSettings; ownIds: OwnIdsCheck }): TransmitBuffer {
+export function createTransmitBuffer(deps: { db: Db; clock: Clock; log: Logger; mode: ModelMode; settings: TransmitSettings; ownIds: OwnIdsCheck; fingerprint?: Fingerprint }): TransmitBuffer {
   let rows: TransmitRow[] = [];
   let flushing: Promise<void> = Promise.resolve();
   const timer = setInterval(() => void flush(), deps.settings.transmitFlushIntervalMs);
@@ -102,7 +132,7 @@ export function createTransmitBuffer(deps: { db: Db; clock: Clock; log: Logger; 
     await deps.ownIds(owner, { mid: v.value.mid, siteId: v.value.siteId });
     const merchantId = owner.merchantId;
     if (rows.length >= deps.settings.transmitMaxBuffered) throw new RescuedError('ERR_API_TRANSMIT_BUSY');
-    const row = transmitRow(merchantId, v.value, deps.clock.now());
+    const row = transmitRow(merchantId, v.value, deps.clock.now(), deps.fingerprint);
     rows.push(row);
     if (rows.length >= deps.settings.transmitBatchSize) void flush();
     return { transmitId: row.id, warnings: v.warnings };

@@ -175,6 +175,8 @@ export function createVault(deps: VaultDeps) {
 
   return {
     tokenize, find, reveal, revealMany, tokenizeAtEdge: edge(tokenize, find, reveal, mode, deps.testCards),
+    /** The keyed fingerprint of a card number (the vault's own): finds the card without keeping the number. */
+    fingerprint,
     /** Names the payer on a card (tokenize with payer.id); false for an unknown token or no payer. */
     linkPayer: (merchantId: string, token: string, payerId: unknown) => linkPayer(db, merchantId, token, payerId),
     /** The payer's other eligible cards for an order (the cascade). */

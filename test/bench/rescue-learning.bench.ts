@@ -13,7 +13,7 @@
 // compliant baseline with fewer attempts per recovery; on "deposits-9-15", after day 30, it
 // closes at least half the gap from rescued without learning to the code-aware daily retry.
 // Exits non-zero when a target is missed.
-//   npm run bench -- rescue-learning [--seeds 10] [--first-seed 1] [--orders 600] [--population random|deposits-9-15] [--step-minutes 10] [--worlds] [--modes on,off]
+//   npm run bench -- rescue-learning [--seeds 10] [--first-seed 1] [--orders 600] [--population random|deposits-9-15] [--step-minutes 10] [--worlds] [--modes on,off] [--max-attempts N]
 // PostgreSQL from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); each run
 // uses a scratch database of its own and drops it.
 import { parseArgs } from 'node:util';
@@ -34,6 +34,8 @@ const { values: opts } = parseArgs({
     worlds: { type: 'boolean', default: false },
     // The engine runs: "on,off" (default), or one of them to compare a change with an earlier run.
     modes: { type: 'string', default: 'on,off' },
+    // What-if: engine.maxAttemptsPerOrder for the engine runs (default: the configuration's).
+    'max-attempts': { type: 'string' },
   },
 });
 const SEEDS = Number(opts.seeds);
@@ -60,7 +62,7 @@ const late = (p: Population): Population => ({ ...p, orders: p.orders.filter((o)
 const runs: Array<{ name: string; attempts: Attempts[] }> = [];
 const MODES = opts.modes.split(',');
 for (const [name, learning] of ([['rescued, learning on', 'on'], ['rescued, learning off', 'off']] as const).filter(([, m]) => MODES.includes(m))) {
-  const r = await runLearningSeeds(pops, { databaseUrl, stepMs: STEP_MS, learning });
+  const r = await runLearningSeeds(pops, { databaseUrl, stepMs: STEP_MS, learning, ...(opts['max-attempts'] ? { maxAttemptsPerOrder: Number(opts['max-attempts']) } : {}) });
   console.log(`  ${name}: ${r.seconds.toFixed(0)} s on PostgreSQL; attempts by plan reason: ${Object.entries(r.reasons).map(([k, v]) => `${k} ${v}`).join(', ')}; learned cells ${r.learnedCells}`);
   runs.push({ name, attempts: r.attempts });
 }

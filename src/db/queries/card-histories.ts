@@ -69,6 +69,11 @@ export interface CardOrderRow {
   declineAdvice: string | null;
   /** orders.prior_attempts as stored (src/db/prior-attempts.ts decodes it). */
   priorAttempts: unknown;
+  /**
+   * A payment the merchant made itself and transmitted (POST /v1/transmit), not an order:
+   * approved at `declinedAt` (its transaction's time) after its earlier tries.
+   */
+  transmitted?: boolean;
 }
 
 /**
@@ -80,13 +85,19 @@ export interface CardOrderRow {
 export const MAX_CARD_ORDERS = 200;
 
 const CARD_ORDER_COLUMNS = sql.raw(
-  'o.id, o.merchant_id, o.card_token, o.kind, o.card_brand, o.created_at, o.declined_at, o.decline_code, o.decline_source, o.decline_advice, o.prior_attempts',
+  'o.id, o.merchant_id, o.card_token, o.kind, o.card_brand, o.created_at, o.declined_at, o.decline_code, o.decline_source, o.decline_advice, o.prior_attempts, false as transmitted',
+);
+// A transmitted payment in the same shape: its time stands for arrival and decline alike.
+const TRANSMIT_COLUMNS = sql.raw(
+  `x.id, x.merchant_id, k.t as card_token, coalesce(x.initiator, 'CIT') as kind, x.card_brand, x.authorized_at as created_at, x.authorized_at as declined_at,
+   '00' as decline_code, coalesce(x.decline_source, 'iso8583') as decline_source, null as decline_advice, x.prior_attempts, true as transmitted`,
 );
 
 /**
  * The orders of each (merchant, card) in `cards` that came in since `since`, the newest
- * MAX_CARD_ORDERS of each (one backward probe of orders_card_idx per card), and the orders in
- * `orderIds` whatever their place, in one statement. An order's original decline and earlier
+ * MAX_CARD_ORDERS of each (one backward probe of orders_card_idx per card), the orders in
+ * `orderIds` whatever their place, and the payments the merchant transmitted on each card
+ * since `since` (by token, or by the fingerprint of the number it sent), in one statement. An order's original decline and earlier
  * tries all happened before it came in, so an order older than `since` has none in the window.
  */
 export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, orderIds: string[] = []): Promise<CardOrderRow[]> {
@@ -102,7 +113,17 @@ export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, order
         order by x.created_at desc limit ${MAX_CARD_ORDERS}
       ) o
     union all
-    select ${CARD_ORDER_COLUMNS} from orders o where o.id in ${uuidList(orderIds)} and o.created_at >= ${since.toISOString()}::timestamptz`,
+    select ${CARD_ORDER_COLUMNS} from orders o where o.id in ${uuidList(orderIds)} and o.created_at >= ${since.toISOString()}::timestamptz
+    union all
+    select ${TRANSMIT_COLUMNS}
+      from json_to_recordset(${JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })))}::json) as k(m uuid, t text)
+      cross join lateral (
+        select * from transmits y where y.merchant_id = k.m and y.card_token = k.t and y.authorized_at >= ${since.toISOString()}::timestamptz
+        union all
+        select y.* from cards c join transmits y on y.merchant_id = c.merchant_id and y.card_fingerprint = c.fingerprint and y.card_token is null
+          where c.merchant_id = k.m and c.token = k.t and y.authorized_at >= ${since.toISOString()}::timestamptz
+        order by authorized_at desc limit ${MAX_CARD_ORDERS}
+      ) x`,
   );
   const byId = new Map<string, CardOrderRow>();
   for (const r of rows) {
@@ -110,7 +131,7 @@ export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, order
       id: r.id as string, merchantId: r.merchant_id as string, cardToken: r.card_token as string, kind: r.kind as CardOrderRow['kind'],
       cardBrand: (r.card_brand as string | null) ?? null, createdAt: dateOf(r.created_at), declinedAt: dateOrNull(r.declined_at),
       declineCode: r.decline_code as string, declineSource: r.decline_source as string, declineAdvice: (r.decline_advice as string | null) ?? null,
-      priorAttempts: r.prior_attempts ?? null,
+      priorAttempts: r.prior_attempts ?? null, ...(r.transmitted === true ? { transmitted: true } : {}),
     });
   }
   return [...byId.values()];

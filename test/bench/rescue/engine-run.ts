@@ -63,12 +63,14 @@ export interface Step {
   marginMs: number;
 }
 
-/** Runs every due order, then jumps the clock to the next one, until nothing is open. */
-export async function drive(db: Db, engine: ReturnType<typeof createEngine>, clock: ManualClock, step: Step, lastExpiryMs: number): Promise<number> {
+/** Runs every due order, then jumps the clock to the next one, until nothing is open; `beforeStep` runs first at each stop. */
+export async function drive(db: Db, engine: ReturnType<typeof createEngine>, clock: ManualClock, step: Step, lastExpiryMs: number, beforeStep?: (nowMs: number) => Promise<void>): Promise<number> {
   let steps = 0;
   let lastSweepMs = -Infinity;
   for (;;) {
     steps++;
+    // What the merchant did by now (its own payments, transmitted) is known before the claim.
+    await beforeStep?.(clock.now().getTime());
     // A claim that did not fill its batch took everything due; anything left (an attempt the
     // card's caps re-planned) is found by the look-up of the next due time below.
     while ((await engine.runOnce()) >= CLAIM_BATCH);

@@ -23,6 +23,7 @@ import type { Attempts } from './baselines.ts';
 import { drive, engineConfig, orderUuid, scratchDatabase } from './engine-run.ts';
 import type { Order, Population } from './orders.ts';
 import { cardTokenOf, createWorldProcessor, type WorldProcessor } from './world-processor.ts';
+import { transmitFeed } from './merchant-transmits.ts';
 
 const BRAND_NAMES = { visa: 'VISA', mastercard: 'MASTERCARD', amex: 'AMEX' } as const;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -40,6 +41,8 @@ export interface SeedsOptions {
   rules?: Rules;
   /** engine.learning (default: the configuration's default). With it on, the seeds' merchants share the global learned table. */
   learning?: LearningMode;
+  /** engine.maxAttemptsPerOrder for a what-if run (default: the configuration's default). */
+  maxAttemptsPerOrder?: number;
 }
 
 const idOf = (pop: Population, order: Order) => orderUuid(pop.world.seed, order.index);
@@ -111,17 +114,19 @@ export async function runWorlds<T>(pops: readonly Population[], opts: WorldsOpti
     await database.migrate();
     const { db } = database;
     const merchants = createMerchantService({ db, vault: keyRingFrom({ v1: randomBytes(32).toString('base64') }, 'v1'), mode: 'sandbox' });
+    const seeded: { pop: Population; merchantId: string }[] = [];
     for (const pop of pops) {
       const merchantId = (await merchants.byMid((await merchants.add({ name: `${opts.name}, seed ${pop.world.seed}` })).mid)).id;
       const rows = pop.orders.map((o) => simOrderRow(pop, o, merchantId, opts.binOf?.(o)));
       for (let i = 0; i < rows.length; i += 1000) await db.insert(orders).values(rows.slice(i, i + 1000));
+      seeded.push({ pop, merchantId });
     }
     const all = pops.flatMap((p) => p.orders);
     const clock = new ManualClock(Math.min(...all.map((o) => o.handoverAtMs)));
     const processor = createWorldProcessor(pops, idOf, clock);
-    const engine = createEngine({ db, processor, clock, log, config: { ...engineConfig(), ...(opts.learning ? { learning: opts.learning } : {}) }, testMode: true, ...(opts.rules ? { rules: opts.rules } : {}) });
+    const engine = createEngine({ db, processor, clock, log, config: { ...engineConfig(), ...(opts.learning ? { learning: opts.learning } : {}), ...(opts.maxAttemptsPerOrder ? { maxAttemptsPerOrder: opts.maxAttemptsPerOrder } : {}) }, testMode: true, ...(opts.rules ? { rules: opts.rules } : {}) });
     const marginMs = (opts.rules ?? defaultRules).timing.expiryMarginMs;
-    const steps = await drive(db, engine, clock, { stepMs: opts.stepMs, marginMs }, Math.max(...all.map((o) => o.expiryMs)));
+    const steps = await drive(db, engine, clock, { stepMs: opts.stepMs, marginMs }, Math.max(...all.map((o) => o.expiryMs)), transmitFeed(db, seeded).feed);
     const figures = await read({ db, processor, steps, count: all.length });
     return { ...figures, seconds: (performance.now() - started) / 1000 };
   } finally {

@@ -25,7 +25,7 @@ export interface LearningSeedsRun {
 
 const binOf = (order: Order) => BINS[order.card.brand][order.card.index % BINS[order.card.brand].length]!;
 
-export async function runLearningSeeds(pops: readonly Population[], opts: { databaseUrl: string; stepMs: number; learning: LearningMode }): Promise<LearningSeedsRun> {
+export async function runLearningSeeds(pops: readonly Population[], opts: { databaseUrl: string; stepMs: number; learning: LearningMode; maxAttemptsPerOrder?: number }): Promise<LearningSeedsRun> {
   return runWorlds(pops, { ...opts, name: 'Learning simulation', binOf }, async ({ db, processor }) => {
     const reasons: Record<string, number> = {};
     for (const r of await selectRows(db, sql`select split_part(coalesce(plan_reason, '-'), ':', 1) as kind, count(*)::int as n from attempts group by 1 order by 2 desc`)) {

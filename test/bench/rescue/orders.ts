@@ -42,8 +42,11 @@ export function drawPopulation(world: World, count: number): Population {
     const card = drawCard(world, c);
     const { handed, events } = merchantHistory(world, card, drawn);
     drawn += card.declinesAtMs.length;
-    history.set(card, events);
-    orders.push(...handed.slice(0, count - orders.length));
+    // The last card's orders past `count` are never handed over: they never happened here.
+    const kept = handed.slice(0, count - orders.length);
+    const dropped = new Set(handed.slice(kept.length).map((o) => o.index));
+    history.set(card, events.filter((e) => !dropped.has(e.order)));
+    orders.push(...kept);
   }
   return { world, orders, history };
 }

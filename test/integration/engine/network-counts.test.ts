@@ -12,7 +12,7 @@ import { DB_KINDS, silentLog } from '../../helpers/db.ts';
 import { apiFixture, evaluateBody, type ApiFixture, type ApiMerchant } from '../../helpers/api.ts';
 import { DEFAULT_ENGINE_CONFIG } from '../../helpers/engine.ts';
 import { ManualClock } from '../../../src/clock.ts';
-import { attempts, orders, webhookEvents } from '../../../src/db/schema.ts';
+import { attempts, orders, transmits, webhookEvents } from '../../../src/db/schema.ts';
 import { createEngine, type Engine } from '../../../src/engine/index.ts';
 import { ingestFile } from '../../../src/intake/ingest.ts';
 import { MAX_CARD_ORDERS, ordersOfCards } from '../../../src/db/queries/card-histories.ts';
@@ -237,6 +237,35 @@ describe.each(DB_KINDS)('what the networks count, on %s', (kind) => {
     expect(a).toMatchObject({ status: 'EXPIRED', statusReason: 'visa_reattempt_cap', attemptCount: 0 });
     expect(b!.status).toBe('PENDING');
     expect(b!.nextAttemptAt!.getTime()).toBeLessThan(now + 3 * D);
+  });
+
+  it('counts the payments the merchant made itself and sent to /v1/transmit, named by token or by full number', async () => {
+    clock.set(new Date(T0.getTime() + 400 * D));
+    const now = clock.now().getTime();
+    // The merchant recovered a payment itself after 20 declined tries in the last ten days, then
+    // transmitted it with those tries: with the approval, 20 reattempts on the card.
+    const tries = Array.from({ length: 20 }, (_, j) => ({ timestampUtc: new Date(now - 10 * D + j * 10 * H).toISOString(), responseCode: '05' }));
+    const own = (orderId: string, cardNumber: string, token: boolean) => ({
+      orderId, isMIT: true, paymentMethod: { cardNumber, token, cardBrand: 'VISA' }, payer: { email: 'payer@example.com' },
+      transaction: { amount: 10, currency: 'USD', responseCode: '00', responseStatus: 'Approved', timestampUtc: new Date(now - H).toISOString(), priorAttempts: tries },
+    });
+    const VISA3 = { number: '4000056655665556', pm: { cardBrand: 'VISA', cardBinNumber: '400005', cardLast4Digits: '5556' } };
+    const VISA4 = { number: '4000008260000000', pm: { cardBrand: 'VISA', cardBinNumber: '400000', cardLast4Digits: '0000' } };
+    // By token; and by full number for a card the vault does not hold yet (its fingerprint matches the later order's card).
+    for (const body of [own('OWN-1', await f.a.tokenOf(VISA3.number), true), own('OWN-2', VISA4.number, false)]) {
+      const res = await f.post('/v1/transmit', body);
+      expect(res.statusCode, res.body).toBe(202);
+    }
+    await f.t.api.transmits.flush();
+    const stored = await db().select().from(transmits).where(inArray(transmits.orderId, ['OWN-1', 'OWN-2']));
+    expect(stored.map((r) => [r.orderId, r.cardToken === null, r.cardFingerprint === null, (r.priorAttempts as unknown[]).length]).sort()).toEqual([['OWN-1', false, true, 20], ['OWN-2', true, false, 20]]);
+    expect(JSON.stringify(stored)).not.toContain(VISA4.number);
+    const held = [await evaluate(VISA3, {}), await evaluate(VISA4, {})];
+    const free = await evaluate(VISA2, {}, { expiresInMs: 20 * D });
+    await engine.runOnce();
+    const rows = await db().select().from(orders).where(inArray(orders.id, [...held, free]));
+    for (const id of held) expect(rows.find((o) => o.id === id)).toMatchObject({ status: 'EXPIRED', statusReason: 'visa_reattempt_cap', attemptCount: 0 });
+    expect(rows.find((o) => o.id === free)!.status).toBe('PENDING');
   });
 
   it('Visa counts CIT and MIT apart from 25 April 2026, together before: evaluate\'s real-time CIT attempts against a later MIT order', async () => {
