@@ -38,6 +38,7 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     budget: new MemoryBudget(config.intake.memoryBytes),
     signal: abort.signal,
     progressBesideTransaction: core.database.kind === 'postgres' && config.database.poolSize > 1,
+    tryLock: (key) => core.database.tryLock(key),
     ...(cardUpdates ? { cardUpdates } : {}),
   };
   const queue = createIngestQueue({ deps, policy: config.intake, quarantineDir: quarantineDir(config.dataDir), outboundFor, log });
