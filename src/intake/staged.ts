@@ -113,7 +113,7 @@ async function stageEntries(run: FileRun, input: StagedInput, b: { existing: Bat
   const { whole } = input;
   const { existing, receivedAt, batchId, from } = b;
   await progress.start({ batchId, merchantId: file.merchantId, fileName: file.name, entryCount: whole.entryCount, startedAt: receivedAt });
-  run.log.info({ batchId, entries: whole.entryCount, sha256: whole.sha256, resumedAt: existing ? from : undefined }, existing ? 'batch ingest resumed' : 'batch ingest started (staged)');
+  run.log.info({ batchId, entries: whole.entryCount, sha256: whole.sha256, resumedAt: existing ? from : undefined }, 'batch ingest started');
   const ctx: EntryContext = { merchantId: file.merchantId, batchId, mode: deps.mode, defaultExpiryDateUtc: input.expiryDateUtc, now: receivedAt, clockSkewMs: deps.clockSkewMs, owner: run.owner };
   const st: Staged = { run, input, batchId, ctx, counts: { entries: 0, accepted: 0, rejected: 0, carriedCardNumbers: false }, total: whole.entryCount };
   if (from > 0) await storeAll(st, reconcileStore(threadSource({ ...input.range, to: from }, false), new Set()), 0, false);
