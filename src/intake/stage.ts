@@ -39,6 +39,7 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     signal: abort.signal,
     progressBesideTransaction: core.database.kind === 'postgres' && config.database.poolSize > 1,
     tryLock: (key) => core.database.tryLock(key),
+    stagedCommitEntries: config.intake.stagedCommitEntries,
     onChunkCommitted: async (c) => {
       if (config.intake.pauseAfterCommitMs === 0) return;
       log.info({ batchId: c.batchId, entries: c.entries, total: c.total, pauseMs: config.intake.pauseAfterCommitMs }, 'batch entries committed; pausing (intake.pauseAfterCommitMs)');
