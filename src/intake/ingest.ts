@@ -4,6 +4,9 @@
 // become SUBMITTED orders in ONE transaction, so a crash at any point leaves either the whole
 // file or nothing, and the file (still in inbound/) is ingested again from the start.
 //
+// A large file (1 MiB or more) is the exception: it is checked whole first, then committed in
+// chunks so its first orders are due during its ingest, and a crash resumes it (staged.ts).
+//
 // The file is read once (one-pass.ts): stored as it is read, decided at the end. Only when
 // that single read gives way (a header after the entries, a header that is not usable before
 // them, a failed COPY, an entry that is not valid JSON) is the file, by then fully read and
