@@ -196,6 +196,8 @@ export const ConfigSchema = Type.Object(
         maxTries: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'tries of a file whose ingest fails on a transient error (a lost database connection) before it is quarantined; a database refusal is quarantined at once' }),
         retryBaseMs: Type.Integer({ minimum: 10, default: 5000, description: 'delay before a file\'s second try; it doubles for each try after' }),
         retryMaxMs: Type.Integer({ minimum: 10, default: 300_000, description: 'longest delay between two tries of a file' }),
+        stagedCommitEntries: Type.Integer({ minimum: 1, default: 10_000, description: 'entries per committed transaction of a large file\'s staged ingest (at most a second of work each): its first orders are due after the first' }),
+        pauseAfterCommitMs: Type.Integer({ minimum: 0, default: 0, description: 'testing only: wait this long after each committed transaction of a large file\'s staged ingest (a window for crash tests)' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -195,9 +195,13 @@ export const cards = pgTable(
 );
 
 /**
- * One ingested batch file. A file is ingested in one transaction, so a batch row exists
- * only for a file whose acceptance is decided; a file with the SHA-256 of an ingested batch
- * of the same merchant is a duplicate (rejected files may be fixed and sent again).
+ * One ingested batch file. A batch row exists only for a file whose acceptance is decided:
+ * a small file is ingested in one transaction; a large one (src/intake/staged.ts) is read
+ * whole first, then its row is committed as `ingesting` and its entries a chunk at a time,
+ * `accepted_count` + `rejected_count` saying how many entries are committed (where a resumed
+ * ingest starts) and `entry_count` how many the file holds; its last transaction sets the
+ * final status. A file with the SHA-256 of an ingested (or ingesting) batch of the same
+ * merchant is a duplicate (rejected files may be fixed and sent again).
  */
 export const batches = pgTable(
   'batches',
@@ -206,7 +210,7 @@ export const batches = pgTable(
     merchantId: uuid('merchant_id').notNull().references(() => merchants.id),
     fileName: text('file_name').notNull(),
     sha256: text('sha256').notNull(),
-    status: text('status', { enum: ['accepted', 'partially_accepted', 'rejected'] }).notNull(),
+    status: text('status', { enum: ['ingesting', 'accepted', 'partially_accepted', 'rejected'] }).notNull(),
     entryCount: integer('entry_count').notNull(),
     acceptedCount: integer('accepted_count').notNull(),
     rejectedCount: integer('rejected_count').notNull(),

@@ -22,11 +22,14 @@ export interface PassTwoCounts {
   carriedCardNumbers: boolean;
 }
 
+/** What a store writes to the ack: its lines (a staged ingest holds them until the chunk's commit). */
+export type AckLines = Pick<AckWriter, 'accept' | 'reject'>;
+
 export interface StoreContext {
   tx: Tx;
   cards: CardResolver;
   ctx: EntryContext;
-  ack: AckWriter;
+  ack: AckLines;
   counts: PassTwoCounts;
   /** Hears the counts after each stored chunk (intake progress). */
   progress?: (counts: PassTwoCounts) => Promise<void>;

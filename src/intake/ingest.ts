@@ -4,13 +4,16 @@
 // become SUBMITTED orders in ONE transaction, so a crash at any point leaves either the whole
 // file or nothing, and the file (still in inbound/) is ingested again from the start.
 //
+// A large file (1 MiB or more) is the exception: it is checked whole first, then committed in
+// chunks so its first orders are due during its ingest, and a crash resumes it (staged.ts).
+//
 // The file is read once (one-pass.ts): stored as it is read, decided at the end. Only when
 // that single read gives way (a header after the entries, a header that is not usable before
 // them, a failed COPY, an entry that is not valid JSON) is the file, by then fully read and
 // checked, read a second time and stored the careful way.
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import type { Db, Transaction as Tx } from '../db/client.ts';
+import type { Db, DbOrTx as Tx } from '../db/client.ts';
 import { validateBatchHeader } from '../domain/index.ts';
 import { findIngestedBatch, insertBatch, updateBatchCounts } from '../db/queries/batches.ts';
 import { claimBatchFile } from '../db/queries/claim-batch-file.ts';
@@ -31,6 +34,9 @@ import { MemoryBudget, type FileBudget } from './budget.ts';
 import { siteIdsOf } from '../db/queries/find-merchant.ts';
 import { rawClient } from '../db/queries/insert-orders.ts';
 import { WorkerRead } from './worker-read.ts';
+import { readWhole, type WholeFile } from './whole-file.ts';
+import { ingestStaged, resumable } from './staged.ts';
+import { threadSource, workerSource, type StagedChunk, type StagedSource } from './staged-source.ts';
 
 /** Files from this size on are parsed in the intake worker (IntakeDeps.workerMinBytes). */
 const WORKER_MIN_BYTES = 1024 * 1024;
@@ -129,6 +135,43 @@ function inWorker(deps: IntakeDeps, fileBytes: number): boolean {
   return typeof rawClient(deps.db).unsafe === 'function' && fileBytes >= (deps.workerMinBytes ?? WORKER_MIN_BYTES);
 }
 
+/**
+ * Whether this file is ingested in stages (staged.ts): read whole first, then committed a
+ * chunk at a time, its orders due before its end. The files parsed in the intake worker on
+ * PostgreSQL; on PGlite, files as large, on this thread.
+ */
+function staged(deps: IntakeDeps, fileBytes: number): boolean {
+  return fileBytes >= (deps.workerMinBytes ?? WORKER_MIN_BYTES);
+}
+
+/** A large file: checked whole (the header, a duplicate), then stored in stages. */
+async function ingestLarge(run: FileRun, budget: FileBudget, fileBytes: number, seen: { sha256: string; worker?: WorkerRead }): Promise<Stored> {
+  const { deps, file } = run;
+  const limits = deps.limits ?? DEFAULT_LIMITS;
+  const pg = typeof rawClient(deps.db).unsafe === 'function';
+  const range = { path: file.path, name: file.name, limits, budget, chunkSize: deps.chunkSize ?? DEFAULT_CHUNK };
+  let whole: WholeFile;
+  let source: StagedSource<StagedChunk>;
+  const started = performance.now();
+  if (pg) {
+    const read = (seen.worker = new WorkerRead(file.path, file.name, limits, fileBytes, budget, true));
+    run.ack.measureInput(() => read.unpackedBytes);
+    whole = await read.checked();
+    source = workerSource(read, range.chunkSize);
+  } else {
+    const reader = new BatchReader(file.path, file.name, limits, { fileBytes, scanCards: true, budget });
+    run.ack.measureInput(() => reader.unpackedBytes);
+    whole = await readWhole(reader);
+    source = threadSource(range, false);
+  }
+  seen.sha256 = whole.sha256;
+  run.log.info({ entries: whole.entryCount, ms: Math.round(performance.now() - started), worker: pg }, 'batch file checked whole');
+  // As the careful read: a duplicate first, then the header.
+  await resumable(run, deps.db, whole.sha256);
+  const { expiryDateUtc } = await checkHeader(deps, file, whole.header);
+  return ingestStaged(run, { whole, expiryDateUtc, source, range, redoCarefully: pg });
+}
+
 /** The second read, the careful way, once the whole file has been read and checked. */
 async function readAgain(run: FileRun, budget: FileBudget, pre: ReadSummary, expiryDateUtc: string | undefined, copyFirst: boolean, carded: boolean): Promise<Stored> {
   const { deps, file, ack, progress, receivedAt } = run;
@@ -167,10 +210,11 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
   let sha256 = '';
   let owner: FileRun['owner'] | undefined;
   let fileBytes: number | undefined;
-  const newRun = (refuse: FileRun['refuseIngested'], fileOwner: FileRun['owner']): FileRun => ({
+  // A staged ingest's committed batch row is its progress for other processes: no progress row beside it.
+  const newRun = (refuse: FileRun['refuseIngested'], fileOwner: FileRun['owner'], besideTransaction = deps.progressBesideTransaction ?? false): FileRun => ({
     deps, file, log, receivedAt, now, refuseIngested: refuse, owner: fileOwner,
     ack: new AckWriter(file.outboundDir, file.name, budget),
-    progress: intakeProgress(deps.db, deps.progressBesideTransaction ?? false, log, file.mid),
+    progress: intakeProgress(deps.db, besideTransaction, log, file.mid),
   });
   let run: FileRun | undefined;
   let reader: BatchReader | WorkerRead | undefined;
@@ -180,6 +224,16 @@ export async function ingestFile(deps: IntakeDeps, file: IntakeFile): Promise<In
     fileBytes = placed.size;
     const refuse = (tx: Tx, sha: string) => refuseIngested(tx, file, sha, placed.mtime);
     owner = { mid: file.mid, siteIds: await siteIdsOf(deps.db, file.merchantId) };
+    if (staged(deps, placed.size)) {
+      run = newRun(refuse, owner, false);
+      const seen: { sha256: string; worker?: WorkerRead } = { sha256: '' };
+      try {
+        return await published(deps, file, run, await ingestLarge(run, budget, placed.size, seen), base);
+      } finally {
+        sha256 = seen.sha256;
+        worker = seen.worker;
+      }
+    }
     run = newRun(refuse, owner);
     let attempt: Attempt;
     if (inWorker(deps, placed.size)) {

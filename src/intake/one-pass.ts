@@ -12,7 +12,7 @@
 // entry that is not valid JSON (the rest of the file is still read: a broken structure
 // further on, or a duplicate file, is what the ack must report first).
 import { randomUUID } from 'node:crypto';
-import type { Transaction as Tx } from '../db/client.ts';
+import type { DbOrTx, Transaction as Tx } from '../db/client.ts';
 import { insertBatch } from '../db/queries/batches.ts';
 import { claimBatchFile } from '../db/queries/claim-batch-file.ts';
 import { rawClient } from '../db/queries/insert-orders.ts';
@@ -50,7 +50,7 @@ export interface FileRun {
   receivedAt: Date;
   now: () => Date;
   /** Checks for an ingested file of the same SHA-256, under the file's lock. */
-  refuseIngested(tx: Tx, sha256: string): Promise<void>;
+  refuseIngested(tx: DbOrTx, sha256: string): Promise<void>;
   /** The file's merchant, whose ids its entries must name. */
   owner: { mid: string; siteIds: ReadonlySet<string> };
 }

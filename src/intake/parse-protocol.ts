@@ -18,12 +18,17 @@ export interface OpenFile {
   limits: IntakeLimits;
   fileBytes: number;
   budget: SharedBudget;
+  /**
+   * The staged ingest (staged.ts): the whole file is read and checked first ('checked'), and
+   * only then, on order, read again from the entry `from` on and parsed into chunks.
+   */
+  staged?: boolean;
 }
 
 /** The daemon's thread → the worker. */
 export type ToWorker =
   /** Parse, check and encode the entries into chunks (the context is cloned: its Date and Set survive). */
-  | { type: 'parse'; ctx: EntryContext; chunkSize: number; depth: number }
+  | { type: 'parse'; ctx: EntryContext; chunkSize: number; depth: number; from?: number }
   /** A chunk was taken: one more may be sent. */
   | { type: 'credit' }
   /** Read to the end without handing anything over (the structure is still checked). */
@@ -50,7 +55,10 @@ export interface ChunkMessage {
   entries: BatchEntry[] | undefined;
   /** The memory budget the chunk holds until stored. */
   cost: number;
-  /** Entries read so far, and whether any accepted one carried a full card number. */
+  /**
+   * Entries decided through this chunk (the position of its last entry; chunks are contiguous,
+   * so this is where the next one starts), and whether any accepted one carried a full card number.
+   */
   entryCount: number;
   carriedCardNumbers: boolean;
   unpackedBytes: number;
@@ -68,6 +76,8 @@ export interface ReadState {
 export type FromWorker =
   | ({ type: 'first'; hasEntries: boolean } & ReadState)
   | ChunkMessage
+  /** The staged ingest's first read ended: the file is whole (its acceptance is the daemon thread's to decide). */
+  | ({ type: 'checked'; sha256: string; sawCardNumber: boolean } & ReadState)
   | ({ type: 'end'; sha256: string; sawCardNumber: boolean } & ReadState)
   | { type: 'error'; error: WireError; state: ReadState };
 

@@ -13,6 +13,7 @@ import { copyLines, orderRecord } from '../db/queries/copy-orders.ts';
 import { carriesFullNumber } from '../vault/full-number.ts';
 import { orderRow, type EntryContext } from './entries.ts';
 import { BatchReader, type EntryItem } from './reader.ts';
+import { readWhole } from './whole-file.ts';
 import { FileBudget } from './budget.ts';
 import { chunkCostOf, EntrySyntaxError, parseItem } from './pass-two.ts';
 import { toWire, type ChunkMessage, type EncodedRows, type FromWorker, type OpenFile, type ReadState, type ToWorker } from './parse-protocol.ts';
@@ -20,7 +21,8 @@ import { toWire, type ChunkMessage, type EncodedRows, type FromWorker, type Open
 const port = parentPort!;
 const open = workerData as OpenFile;
 const budget = FileBudget.attach(open.budget);
-const reader = new BatchReader(open.path, open.name, open.limits, { fileBytes: open.fileBytes, scanCards: true, budget });
+// The read whose state is reported: the file's one read, or in a staged ingest its check first.
+let reader = new BatchReader(open.path, open.name, open.limits, { fileBytes: open.fileBytes, scanCards: true, budget });
 
 const post = (m: FromWorker) => port.postMessage(m);
 const state = (): ReadState => ({
@@ -58,8 +60,10 @@ function encode(entries: BatchEntry[], ctx: EntryContext): Pick<ChunkMessage, 'r
   return { rows, entries: undefined };
 }
 
-async function parse(first: EntryItem[], ctx: EntryContext, chunkSize: number, depth: number): Promise<void> {
+/** `from`: entries before this position are skipped unparsed (a staged ingest resumed). */
+async function parse(first: EntryItem[] | undefined, ctx: EntryContext, chunkSize: number, depth: number, from = 0): Promise<void> {
   const chunkCost = chunkCostOf(budget);
+  let decided = from;
   let credits = depth;
   let carried = false;
   let chunk: ChunkMessage['rejected'] = [];
@@ -74,13 +78,18 @@ async function parse(first: EntryItem[], ctx: EntryContext, chunkSize: number, d
     }
     credits--;
     const encoded = pending.length > 0 ? encode(pending, ctx) : { rows: undefined, entries: undefined };
-    post({ type: 'chunk', rejected: chunk, ...encoded, cost: pendingCost, entryCount: reader.entryCount, carriedCardNumbers: carried, unpackedBytes: reader.unpackedBytes });
+    post({ type: 'chunk', rejected: chunk, ...encoded, cost: pendingCost, entryCount: decided, carriedCardNumbers: carried, unpackedBytes: reader.unpackedBytes });
     chunk = [];
     pending = [];
     pendingCost = 0;
   };
-  for (let items: EntryItem[] | undefined = first; items; items = await reader.next()) {
+  for (let items: EntryItem[] | undefined = first ?? (await reader.next()); items; items = await reader.next()) {
     for (const item of items) {
+      if (item.index < from) {
+        budget.release(item.cost);
+        continue;
+      }
+      decided = item.index + 1;
       const outcome = parseItem(item, ctx, budget);
       if (!outcome.ok) chunk.push({ entry: outcome.rejected, position: item.index + 1 });
       else {
@@ -97,7 +106,28 @@ async function parse(first: EntryItem[], ctx: EntryContext, chunkSize: number, d
 /** The daemon's thread gave up on storing this read (a failed COPY): the rest is drained. */
 class DrainOrdered extends Error {}
 
+/**
+ * The staged ingest: the whole file checked first (whole-file.ts), then — once the daemon's
+ * thread has decided to store it — read again from the entry `from` on, in chunks.
+ */
+async function staged(): Promise<void> {
+  const whole = await readWhole(reader);
+  post({ type: 'checked', sha256: whole.sha256, sawCardNumber: whole.sawCardNumber, ...state() });
+  const order = await receive();
+  if (order.type !== 'parse') return;
+  // The card scan was the check's: this read only parses.
+  reader = new BatchReader(open.path, open.name, open.limits, { fileBytes: open.fileBytes, budget });
+  try {
+    await parse(undefined, order.ctx, order.chunkSize, order.depth, order.from);
+  } catch (err) {
+    if (!(err instanceof DrainOrdered)) throw err;
+    await reader.drain();
+  }
+  post({ type: 'end', sha256: reader.summary().sha256, sawCardNumber: whole.sawCardNumber, ...state() });
+}
+
 async function main(): Promise<void> {
+  if (open.staged) return staged();
   const first = await reader.next();
   post({ type: 'first', hasEntries: first !== undefined, ...state() });
   const order = await receive();

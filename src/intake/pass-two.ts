@@ -50,6 +50,19 @@ function entrySyntaxError(item: EntryItem, err: Error): EntrySyntaxError {
 }
 
 /**
+ * Throws the EntrySyntaxError JSON.parse's refusal of the entry gives; nothing else is checked
+ * (the acceptance pre-pass, whole-file.ts: an entry that is not JSON rejects the file whole).
+ */
+export function checkSyntax(item: EntryItem): void {
+  if (item.longText) return;
+  try {
+    JSON.parse(item.text);
+  } catch (err) {
+    throw entrySyntaxError(item, err as Error);
+  }
+}
+
+/**
  * Reads the rest of the file's entries into `store` (`first`: entries already taken from the
  * reader). Throws a BatchSyntaxError for an entry that is not valid JSON, after letting the
  * chunks in flight settle, so nothing reaches the connection after the rollback.

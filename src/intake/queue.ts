@@ -9,6 +9,7 @@
 // a batch file's is answered with a rejection ack and removed, never read (reject.ts).
 import { stat } from 'node:fs/promises';
 import { failureKind, sqlState, type FailureKind } from '../sqlstate.ts';
+import { closeIngesting } from '../db/queries/staged-batches.ts';
 import { clearIntakeStarts, endIntakeStart, recordIntakeStart } from '../db/queries/intake-starts.ts';
 import type { Logger } from '../log.ts';
 import { intakeQuarantined, intakeRetries } from '../metrics.ts';
@@ -72,6 +73,9 @@ export function createIngestQueue(opts: IngestQueueOptions): IngestQueue {
     try {
       const q = await quarantineFile(opts.quarantineDir, intakeFile, error, receivedAt);
       intakeQuarantined.inc({ reason });
+      // A staged ingest's committed part stays stored: its batch ends with what it holds.
+      const closed = await closeIngesting(deps.db, file.merchantId, file.name).catch((err: unknown) => void log.warn({ err, mid: file.mid, file: file.name }, 'an ingesting batch of the file could not be closed'));
+      for (const b of closed ?? []) log.warn({ mid: file.mid, file: file.name, batchId: b.id, entries: b.entries }, 'batch closed with the entries stored before its file was set aside');
       log.error({ ...fields, mid: file.mid, file: file.name, code: error.code, quarantined: q.path, ack: q.ackPath }, msg);
       const recorded = recordRejection(deps.db, log, file, { error, sha256: q.sha256, receivedAt, finishedAt: new Date(), bytes: file.size });
       // With the database unavailable the row waits for it, not the files queued behind this one.

@@ -108,6 +108,11 @@ export class BatchReader {
     for (let items = await this.next(); items; items = await this.next()) this.release(items);
   }
 
+  /** Stops reading before the end (a read of a range of entries): the file is closed. */
+  async close(): Promise<void> {
+    await this.chunks.return(undefined);
+  }
+
   /** The entries handed over are parsed and dropped, or stored: their memory goes back. */
   release(items: EntryItem[]): void {
     let cost = 0;

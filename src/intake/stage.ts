@@ -38,6 +38,13 @@ export function createIntakeStage(core: Core, outboundFor: (username: string) =>
     budget: new MemoryBudget(config.intake.memoryBytes),
     signal: abort.signal,
     progressBesideTransaction: core.database.kind === 'postgres' && config.database.poolSize > 1,
+    tryLock: (key) => core.database.tryLock(key),
+    stagedCommitEntries: config.intake.stagedCommitEntries,
+    onChunkCommitted: async (c) => {
+      if (config.intake.pauseAfterCommitMs === 0) return;
+      log.info({ batchId: c.batchId, entries: c.entries, total: c.total, pauseMs: config.intake.pauseAfterCommitMs }, 'batch entries committed; pausing (intake.pauseAfterCommitMs)');
+      await new Promise((resolve) => setTimeout(resolve, config.intake.pauseAfterCommitMs));
+    },
     ...(cardUpdates ? { cardUpdates } : {}),
   };
   const queue = createIngestQueue({ deps, policy: config.intake, quarantineDir: quarantineDir(config.dataDir), outboundFor, log });

@@ -39,8 +39,28 @@ export interface IntakeDeps {
    * to see. Otherwise (PGlite, the default) none is recorded (src/intake/progress.ts).
    */
   progressBesideTransaction?: boolean;
+  /**
+   * A session lock on a connection of its own (Database.tryLock): held by a staged ingest
+   * (staged.ts) across its transactions, so one instance ingests the file. Absent: a lock in
+   * this process only.
+   */
+  tryLock?: (key: bigint) => Promise<(() => Promise<void>) | undefined>;
+  /** Entries per committed transaction of a staged ingest (default: staged.ts, COMMIT_ENTRIES). */
+  stagedCommitEntries?: number;
+  /** Hears each committed transaction of a staged ingest, before the next begins (tests, the bench). */
+  onChunkCommitted?: (c: ChunkCommitted) => void | Promise<void>;
   /** Applies a card-update file's entries (src/intake/updates.ts); absent: such files are ingested as batch files. */
   cardUpdates?: ApplyCardUpdate;
+}
+
+/** A staged ingest's transaction committed: its batch and the entries committed so far. */
+export interface ChunkCommitted {
+  batchId: string;
+  entries: number;
+  accepted: number;
+  rejected: number;
+  /** Entries the file holds. */
+  total: number;
 }
 
 export interface IntakeFile {

@@ -7,6 +7,7 @@ import type { EntryContext } from './entries.ts';
 import type { FileBudget } from './budget.ts';
 import type { IntakeLimits } from './limits.ts';
 import type { ReadSummary } from './reader.ts';
+import type { WholeFile } from './whole-file.ts';
 import { fromWire, type ChunkMessage, type FromWorker, type OpenFile, type ReadState, type ToWorker } from './parse-protocol.ts';
 
 const WORKER = new URL('./parse-worker.ts', import.meta.url);
@@ -39,9 +40,10 @@ export class WorkerRead {
   /** The worker's last message was taken: the file is read to its end. */
   private ended = false;
 
-  constructor(path: string, name: string, limits: IntakeLimits, fileBytes: number, budget: FileBudget) {
+  /** `staged`: the whole file is checked first (`checked`), and read again to be parsed (staged.ts). */
+  constructor(path: string, name: string, limits: IntakeLimits, fileBytes: number, budget: FileBudget, staged = false) {
     this.budget = budget;
-    const open: OpenFile = { path, name, limits, fileBytes, budget: budget.shared() };
+    const open: OpenFile = { path, name, limits, fileBytes, budget: budget.shared(), staged };
     this.worker = new Worker(WORKER, { workerData: open, resourceLimits: RESOURCE_LIMITS, stdout: false, stderr: false });
     this.worker.on('message', (m: FromWorker) => this.arrive(m));
     this.worker.on('error', (err) => this.fail(err));
@@ -57,9 +59,16 @@ export class WorkerRead {
     return { hasEntries: m.hasEntries };
   }
 
-  /** Starts the parse; `chunks` then hands its chunks over. */
-  parse(ctx: EntryContext, chunkSize: number, depth: number): void {
-    this.send({ type: 'parse', ctx, chunkSize, depth });
+  /** A staged read: waits for the check of the whole file; throws what rejects it whole. */
+  async checked(): Promise<WholeFile> {
+    const m = await this.receive();
+    if (m.type !== 'checked') throw new Error(`the intake worker answered ${m.type} before the check`);
+    return { sha256: m.sha256, header: m.header, entryCount: m.entryCount, headerAfterEntries: m.headerAfterEntries, sawCardNumber: m.sawCardNumber };
+  }
+
+  /** Starts the parse (from the entry `from` on); `nextChunk` then hands its chunks over. */
+  parse(ctx: EntryContext, chunkSize: number, depth: number, from?: number): void {
+    this.send({ type: 'parse', ctx, chunkSize, depth, from });
   }
 
   /** The next chunk, or undefined once the whole file is read; throws what stopped the read. */
@@ -102,7 +111,7 @@ export class WorkerRead {
   }
 
   private arrive(m: FromWorker): void {
-    if (m.type === 'first' || m.type === 'end') this.take(m);
+    if (m.type === 'first' || m.type === 'end' || m.type === 'checked') this.take(m);
     if (m.type === 'error') this.take(m.state);
     if (m.type === 'end') {
       this.sha256 = m.sha256;

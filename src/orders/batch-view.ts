@@ -49,19 +49,22 @@ export function progressSummary(p: ProgressListRow | IngestingFile) {
 }
 
 export function batchSummary(b: BatchListRow) {
+  // A large file stored in stages (src/intake/staged.ts): its row counts the entries committed so far.
+  const ingesting = b.status === 'ingesting';
+  const decided = b.acceptedCount + b.rejectedCount;
   return {
     batchId: b.id,
     mid: b.mid,
     fileName: b.fileName,
     status: b.status as BatchStatus,
     receivedAt: b.receivedAt.toISOString(),
-    finishedAt: iso(b.finishedAt),
+    finishedAt: ingesting ? null : iso(b.finishedAt),
     entries: b.entryCount,
     accepted: b.acceptedCount,
     rejected: b.rejectedCount,
-    ackFile: ackName(b.fileName),
+    ackFile: ingesting ? null : ackName(b.fileName),
     resultsFile: b.resultsWrittenAt ? resultsName(b.fileName) : null,
-    progress: null,
+    progress: ingesting ? { decided, percent: b.entryCount ? Math.floor((decided * 100) / b.entryCount) : 0, updatedAt: b.finishedAt.toISOString() } : null,
     // A file rejected whole: the ack's reason (src/intake/reject.ts).
     error: b.errorCode ? { code: b.errorCode, message: b.errorMessage ?? '' } : null,
     bytes: b.fileBytes,

@@ -67,7 +67,7 @@ export const WebhookBacklogSchema = Type.Object({
 
 export const BatchProgressSchema = Type.Object({
   batchId: Type.String({ format: 'uuid' }),
-  phase: Type.Union([Type.Literal('ingesting'), Type.Literal('rescuing')], { description: 'ingesting: the file is being read (its orders appear at the commit); rescuing: its orders are being worked on' }),
+  phase: Type.Union([Type.Literal('ingesting'), Type.Literal('rescuing')], { description: 'ingesting: the file is being read (a small file\'s orders appear at its commit, a large file\'s chunk by chunk); rescuing: its orders are being worked on' }),
   fileName: Type.String(),
   mid: Type.String({ format: 'uuid' }),
   receivedAt: Type.String({ format: 'date-time' }),

@@ -51,7 +51,7 @@ export async function intakeFixture(kind: DbKind, cards: CardResolver = tokenPas
   const { token } = await tokens.issue({ merchantId, mid: creds.mid, clientId: creds.clientId });
   const root = mkdtempSync(join(tmpdir(), 'rescued-intake-'));
   for (const d of ['inbound', 'outbound', 'archive']) mkdirSync(join(root, d));
-  const deps: IntakeDeps = { db, tokens, cards, mode: 'sandbox', log: silentLog, archiveDir: join(root, 'archive'), chunkSize: 2 };
+  const deps: IntakeDeps = { db, tokens, cards, mode: 'sandbox', log: silentLog, archiveDir: join(root, 'archive'), chunkSize: 2, tryLock: (key) => tdb.database.tryLock(key) };
   const fill = (text: string) =>
     text.replaceAll('00000000-0000-4000-8000-000000000000', creds.mid).replaceAll(SAMPLE_SITE_ID, creds.siteId).replaceAll('REPLACE_WITH_ACCESS_TOKEN', token).replaceAll('tok_REPLACE_WITH_CARD_TOKEN', 'tok_test_card');
   return {

@@ -23,7 +23,8 @@ export async function findFinishedBatches(db: Tx, limit: number): Promise<Finish
     .where(
       and(
         isNull(batches.resultsWrittenAt),
-        sql`${batches.status} <> 'rejected'`,
+        // A batch still `ingesting` (src/intake/staged.ts) has orders yet to come, final or not.
+        sql`${batches.status} not in ('rejected', 'ingesting')`,
         // The open statuses (every status that is not final), spelled as orders_open_batch_idx's
         // predicate so that the question is one probe of that partial index, instead of a walk
         // of the batch's orders in sequence order (most of a million-order batch near its end).

@@ -106,8 +106,11 @@ export async function purgeTransmits(tx: Tx, merchantId: string, cut: Date, limi
 
 export const countTransmits = (db: Tx, cut: Date) => count(db, sql`select 1 from transmits where created_at < ${ts(cut)}`);
 
-/** A batch received before the cut-off whose orders are all gone (a rejected file has none). */
-const batchEmpty = (cut: Date) => sql`b.received_at < ${ts(cut)} and not exists (select 1 from orders o where o.batch_id = b.id)`;
+/**
+ * A batch received before the cut-off whose orders are all gone (a rejected file has none);
+ * never one still `ingesting` (its file is in inbound/, and its ingest resumes on this row).
+ */
+const batchEmpty = (cut: Date) => sql`b.received_at < ${ts(cut)} and b.status <> 'ingesting' and not exists (select 1 from orders o where o.batch_id = b.id)`;
 
 export async function purgeBatches(tx: Tx, cut: Date, limit: number): Promise<number> {
   return deleted(tx, sql`delete from batches where id in (select b.id from batches b where ${batchEmpty(cut)} limit ${limit} for update skip locked)`);
@@ -115,7 +118,7 @@ export async function purgeBatches(tx: Tx, cut: Date, limit: number): Promise<nu
 
 /** Batches the purge will remove once the orders of `orderCut` are gone. */
 export const countPurgeableBatches = (db: Tx, cut: Date) =>
-  count(db, sql`select 1 from batches b where b.received_at < ${ts(cut)}
+  count(db, sql`select 1 from batches b where b.received_at < ${ts(cut)} and b.status <> 'ingesting'
     and not exists (select 1 from orders o where o.batch_id = b.id and not (${orderPurgeable(sql`o`, cut)}))`);
 
 /** Ingest starts of files that never ended (quarantined, or gone from inbound/) before the cut-off: a handful of rows. */

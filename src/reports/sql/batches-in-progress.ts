@@ -37,7 +37,7 @@ async function ingesting(db: Db, scope: ReportScope): Promise<BatchProgress[]> {
 
 async function rescuing(db: Db, scope: ReportScope): Promise<BatchProgress[]> {
   const result = await db.execute(sql`
-    select b.id, b.file_name, m.mid, b.received_at, b.entry_count, b.accepted_count, b.rejected_count, p.*
+    select b.id, b.status, b.file_name, m.mid, b.received_at, b.entry_count, b.accepted_count, b.rejected_count, p.*
     from batches b
     join merchants m on m.id = b.merchant_id
     cross join lateral (
@@ -53,6 +53,16 @@ async function rescuing(db: Db, scope: ReportScope): Promise<BatchProgress[]> {
   return rowsOf(result).map((r) => {
     const accepted = num(r.accepted_count);
     const final = num(r.final);
+    // A large file's batch is stored while its orders are rescued (src/intake/staged.ts): until
+    // its last entry is, it is `ingesting`, its progress the entries stored.
+    if (r.status === 'ingesting') {
+      const entries = num(r.entry_count);
+      return {
+        batchId: String(r.id), phase: 'ingesting', fileName: String(r.file_name), mid: String(r.mid), receivedAt: isoOrNull(r.received_at) ?? '',
+        entries, accepted, rejected: num(r.rejected_count), final, approved: num(r.approved), expired: num(r.expired), cancelled: num(r.cancelled),
+        progress: entries === 0 ? 0 : Math.min(1, (accepted + num(r.rejected_count)) / entries),
+      } satisfies BatchProgress;
+    }
     return {
       batchId: String(r.id), phase: 'rescuing', fileName: String(r.file_name), mid: String(r.mid), receivedAt: isoOrNull(r.received_at) ?? '',
       entries: num(r.entry_count), accepted, rejected: num(r.rejected_count),
