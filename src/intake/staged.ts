@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { DbOrTx } from '../db/client.ts';
 import { findIngestedBatch, insertBatch, updateBatchCounts, type BatchRow } from '../db/queries/batches.ts';
-import { recordChunk } from '../db/queries/staged-batches.ts';
+import { closeIngesting, recordChunk } from '../db/queries/staged-batches.ts';
 import { sqlState } from '../sqlstate.ts';
 import type { AckLines, PassTwoCounts } from './chunk-store.ts';
 import type { EntryContext } from './entries.ts';
@@ -95,6 +95,11 @@ async function stagedUnderLock(run: FileRun, input: StagedInput): Promise<Stored
   const receivedAt = existing?.receivedAt ?? run.receivedAt;
   const batchId = existing?.id ?? crypto.randomUUID();
   if (!existing) {
+    // A batch still ingesting under this name is of another file (another SHA-256): the file a
+    // crash interrupted was replaced before its ingest could resume. Its batch ends with the
+    // entries it holds (its results file then follows its orders) instead of staying open.
+    const replaced = await closeIngesting(deps.db, file.merchantId, file.name);
+    if (replaced.length > 0) run.log.warn({ batches: replaced }, 'a replaced file\'s interrupted batch ended with the entries it had committed');
     await insertBatch(deps.db, { id: batchId, merchantId: file.merchantId, fileName: file.name, sha256: whole.sha256, status: 'ingesting', entryCount: whole.entryCount, acceptedCount: 0, rejectedCount: 0, receivedAt });
   }
   const from = existing ? existing.acceptedCount + existing.rejectedCount : 0;

@@ -141,6 +141,25 @@ describe.each(DB_KINDS)('staged ingest on %s', (kind) => {
     expect(existsSync(file.path)).toBe(false);
   });
 
+  it('ends the interrupted batch of a file replaced under the same name with what it committed, and ingests the new file as its own batch', async () => {
+    hook = async (c) => {
+      hook = undefined;
+      throw new Error(`stopped after the first commit (${c.entries} entries)`);
+    };
+    const first = f.drop('replaced.json', batchText('replaced-a'));
+    await expect(ingestFile(f.deps, first)).rejects.toThrow(/stopped after the first commit/);
+    const [stopped] = await batchRows('replaced.json');
+    expect(stopped!.status).toBe('ingesting');
+    const held = stopped!.acceptedCount + stopped!.rejectedCount;
+    // The merchant uploads another file under the same name before the ingest resumes.
+    const res = await ingestFile(f.deps, f.drop('replaced.json', batchText('replaced-b')));
+    const rows = await batchRows('replaced.json');
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.id === stopped!.id)).toMatchObject({ status: 'accepted', entryCount: held, acceptedCount: held });
+    expect(rows.find((r) => r.id === res.batchId)).toMatchObject({ status: 'accepted', entryCount: ENTRIES, acceptedCount: ENTRIES });
+    expect(await ordersOf(stopped!.id)).toHaveLength(held);
+  });
+
   it('rejects whole, keeping nothing, a file whose last entry is not valid JSON', async () => {
     const text = batchText('tail').replace(`"orderId":"ORD-tail-${ENTRIES}",`, `"orderId":"ORD-tail-${ENTRIES}",,`);
     expect(text).toContain(',,');
