@@ -63,21 +63,36 @@ export interface Step {
   marginMs: number;
 }
 
+/**
+ * What happens to the orders besides the engine's attempts (the merchant sending an updated
+ * card): `run` acts on what is due before the engine claims, `observe` reads what the engine
+ * just did, `next` says when something is due next.
+ */
+export interface Outside {
+  run(nowMs: number): Promise<void>;
+  observe(nowMs: number): Promise<void>;
+  next(): number | undefined;
+}
+
 /** Runs every due order, then jumps the clock to the next one, until nothing is open. */
-export async function drive(db: Db, engine: ReturnType<typeof createEngine>, clock: ManualClock, step: Step, lastExpiryMs: number): Promise<number> {
+export async function drive(db: Db, engine: ReturnType<typeof createEngine>, clock: ManualClock, step: Step, lastExpiryMs: number, outside?: Outside): Promise<number> {
   let steps = 0;
   let lastSweepMs = -Infinity;
   for (;;) {
     steps++;
+    await outside?.run(clock.now().getTime());
     // A claim that did not fill its batch took everything due; anything left (an attempt the
     // card's caps re-planned) is found by the look-up of the next due time below.
     while ((await engine.runOnce()) >= CLAIM_BATCH);
     const nowMs = clock.now().getTime();
+    await outside?.observe(nowMs);
     if (nowMs - lastSweepMs >= DAY_MS) {
       await engine.sweepOnce();
       lastSweepMs = nowMs;
     }
-    const next = await nextStop(db, step);
+    const due = await nextStop(db, step);
+    const later = outside?.next();
+    const next = due === undefined ? later : later === undefined ? due : Math.min(due, later);
     if (next === undefined) break;
     if (nowMs > lastExpiryMs + DAY_MS) throw new Error(`orders still open a day after the last deadline (next at ${new Date(next).toISOString()})`);
     clock.set(Math.max(nowMs + 1, next));
