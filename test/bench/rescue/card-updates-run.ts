@@ -146,7 +146,7 @@ async function setUp(db: Db, pops: readonly Population[]): Promise<Map<string, {
 /** Every seed under every variant, run by the real engine on a scratch database to the last deadline. */
 export async function runCardUpdates(pops: readonly Population[], opts: { databaseUrl: string; stepMs: number }): Promise<UpdatesRun> {
   const started = performance.now();
-  const scratch = await scratchDatabase(opts.databaseUrl);
+  const scratch = await scratchDatabase(opts.databaseUrl, 'cardupd_sim');
   const log = createLogger({ level: 'error' });
   const database = await openDatabase({ url: scratch.url, poolSize: 8, log });
   const interrupted = () => void database.close().finally(() => scratch.drop().finally(() => process.exit(130)));

@@ -27,9 +27,9 @@ export function engineConfig(): EngineConfig {
   } as EngineConfig;
 }
 
-/** A database of its own on the server of `baseUrl`, dropped by `drop`. */
-export async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `rescued_sim_${randomBytes(6).toString('hex')}`;
+/** A database of its own on the server of `baseUrl` (named `<prefix>_<random>`), dropped by `drop`. */
+export async function scratchDatabase(baseUrl: string, prefix = 'rescued_sim'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
   // A scratch database for a simulation: a commit need not wait for the disk (nothing here
