@@ -11,10 +11,19 @@
 // rescued broke any network rule; losing to a baseline is reported, not failed.
 //   npm run bench -- rescue [--seeds 20] [--first-seed 1] [--orders 300] [--population random|deposits-9-15]
 //                           [--step-minutes 10] [--rules '<json>'] [--learning on|frozen|off] [--worlds]
+//                           [--card-updates]
+// --card-updates runs, instead of the comparison with the baselines, rescued five times side
+// by side on the same seeds: (a) card updates and cascade off, (b) with the gateway's account
+// updater, (c) with merchant updates, (d) with the payer's other card, (e) all three
+// (test/bench/rescue/card-updates-run.ts), and prints each one's recovered orders and amount,
+// the gain over (a) and the recovered amount per cause. Five engine runs' worth of orders in
+// one run: use fewer seeds than the default (docs/engine-rescue-quality.md).
 // PostgreSQL from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); the run
 // uses a scratch database of its own and drops it.
 import { parseArgs } from 'node:util';
 import { BASELINES, runBaseline } from './rescue/baselines.ts';
+import { formatCardUpdates } from './rescue/card-updates-report.ts';
+import { runCardUpdates } from './rescue/card-updates-run.ts';
 import { runRescuedSeeds } from './rescue/engine-seeds.ts';
 import { drawPopulation } from './rescue/orders.ts';
 import { compare, formatReasonTable, formatSeedsTable, seedFigures, sumViolations, violationsLine, type StrategyFigures } from './rescue/seeds-report.ts';
@@ -35,6 +44,7 @@ const { values: opts } = parseArgs({
     learning: { type: 'string' },
     // Print each seed's world parameters.
     worlds: { type: 'boolean', default: false },
+    'card-updates': { type: 'boolean', default: false },
   },
 });
 const SEEDS = Number(opts.seeds);
@@ -57,6 +67,13 @@ const cards = pops.reduce((s, p) => s + new Set(p.orders.map((o) => o.card)).siz
 const prior = pops.reduce((s, p) => s + p.orders.filter((o) => o.prior.length > 0).length, 0);
 const advised = pops.reduce((s, p) => s + p.orders.filter((o) => o.originalAdvice).length, 0);
 console.log(`  ${SEEDS * N} orders on ${cards} cards; ${prior} retried by the merchant before the hand-over; ${advised} with Mastercard advice on the original decline`);
+
+if (opts['card-updates']) {
+  const run = await runCardUpdates(pops, { databaseUrl, stepMs: STEP_MS });
+  console.log(`  rescued ran through the engine on PostgreSQL, five variants side by side: ${run.steps} clock steps of up to ${opts['step-minutes']} min, ${run.seconds.toFixed(1)} s\n`);
+  console.log(formatCardUpdates(run));
+  process.exit(0);
+}
 
 const engine = await runRescuedSeeds(pops, { databaseUrl, stepMs: STEP_MS, ...(rules ? { rules } : {}), ...(learning ? { learning } : {}) });
 console.log(`  rescued ran through the engine on PostgreSQL (engine.learning ${learning ?? 'as configured by default'}): ${engine.steps} clock steps of up to ${opts['step-minutes']} min, ${engine.seconds.toFixed(1)} s`);

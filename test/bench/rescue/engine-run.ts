@@ -27,9 +27,9 @@ export function engineConfig(): EngineConfig {
   } as EngineConfig;
 }
 
-/** A database of its own on the server of `baseUrl`, dropped by `drop`. */
-export async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `rescued_sim_${randomBytes(6).toString('hex')}`;
+/** A database of its own on the server of `baseUrl` (named `<prefix>_<random>`), dropped by `drop`. */
+export async function scratchDatabase(baseUrl: string, prefix = 'rescued_sim'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
   // A scratch database for a simulation: a commit need not wait for the disk (nothing here
@@ -63,23 +63,36 @@ export interface Step {
   marginMs: number;
 }
 
-/** Runs every due order, then jumps the clock to the next one, until nothing is open; `beforeStep` runs first at each stop. */
-export async function drive(db: Db, engine: ReturnType<typeof createEngine>, clock: ManualClock, step: Step, lastExpiryMs: number, beforeStep?: (nowMs: number) => Promise<void>): Promise<number> {
+/**
+ * What happens to the orders besides the engine's attempts (the merchant sending an updated
+ * card): `run` acts on what is due before the engine claims, `observe` reads what the engine
+ * just did, `next` says when something is due next.
+ */
+export interface Outside {
+  run(nowMs: number): Promise<void>;
+  observe(nowMs: number): Promise<void>;
+  next(): number | undefined;
+}
+
+/** Runs every due order, then jumps the clock to the next one, until nothing is open. */
+export async function drive(db: Db, engine: ReturnType<typeof createEngine>, clock: ManualClock, step: Step, lastExpiryMs: number, outside?: Outside): Promise<number> {
   let steps = 0;
   let lastSweepMs = -Infinity;
   for (;;) {
     steps++;
-    // What the merchant did by now (its own payments, transmitted) is known before the claim.
-    await beforeStep?.(clock.now().getTime());
+    await outside?.run(clock.now().getTime());
     // A claim that did not fill its batch took everything due; anything left (an attempt the
     // card's caps re-planned) is found by the look-up of the next due time below.
     while ((await engine.runOnce()) >= CLAIM_BATCH);
     const nowMs = clock.now().getTime();
+    await outside?.observe(nowMs);
     if (nowMs - lastSweepMs >= DAY_MS) {
       await engine.sweepOnce();
       lastSweepMs = nowMs;
     }
-    const next = await nextStop(db, step);
+    const due = await nextStop(db, step);
+    const later = outside?.next();
+    const next = due === undefined ? later : later === undefined ? due : Math.min(due, later);
     if (next === undefined) break;
     if (nowMs > lastExpiryMs + DAY_MS) throw new Error(`orders still open a day after the last deadline (next at ${new Date(next).toISOString()})`);
     clock.set(Math.max(nowMs + 1, next));

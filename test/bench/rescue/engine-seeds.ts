@@ -126,7 +126,7 @@ export async function runWorlds<T>(pops: readonly Population[], opts: WorldsOpti
     const processor = createWorldProcessor(pops, idOf, clock);
     const engine = createEngine({ db, processor, clock, log, config: { ...engineConfig(), ...(opts.learning ? { learning: opts.learning } : {}), ...(opts.maxAttemptsPerOrder ? { maxAttemptsPerOrder: opts.maxAttemptsPerOrder } : {}) }, testMode: true, ...(opts.rules ? { rules: opts.rules } : {}) });
     const marginMs = (opts.rules ?? defaultRules).timing.expiryMarginMs;
-    const steps = await drive(db, engine, clock, { stepMs: opts.stepMs, marginMs }, Math.max(...all.map((o) => o.expiryMs)), transmitFeed(db, seeded).feed);
+    const steps = await drive(db, engine, clock, { stepMs: opts.stepMs, marginMs }, Math.max(...all.map((o) => o.expiryMs)), transmitFeed(db, seeded));
     const figures = await read({ db, processor, steps, count: all.length });
     return { ...figures, seconds: (performance.now() - started) / 1000 };
   } finally {

@@ -10,6 +10,8 @@ import { insertTransmits, type TransmitRow } from '../../../src/db/queries/inser
 import { validateTransmit } from '../../../src/domain/index.ts';
 import { statIncrements, transmitRow } from '../../../src/orders/transmit.ts';
 import type { CardEvent } from './bank.ts';
+import type { Card } from './cards.ts';
+import type { Outside } from './engine-run.ts';
 import type { Population } from './orders.ts';
 import { cardTokenOf } from './world-processor.ts';
 
@@ -17,7 +19,7 @@ const BRAND_NAMES = { visa: 'VISA', mastercard: 'MASTERCARD', amex: 'AMEX' } as 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The transmit bodies of the population's merchant-recovered orders, in time order. */
-export function merchantTransmits(pop: Population): { atMs: number; body: Record<string, unknown> }[] {
+export function merchantTransmits(pop: Population, tokenOf: (card: Card) => string = (card) => cardTokenOf(pop, { card } as Parameters<typeof cardTokenOf>[1])): { atMs: number; body: Record<string, unknown> }[] {
   const handed = new Set(pop.orders.map((o) => o.index));
   const out: { atMs: number; body: Record<string, unknown> }[] = [];
   for (const [card, events] of pop.history) {
@@ -26,7 +28,7 @@ export function merchantTransmits(pop: Population): { atMs: number; body: Record
     for (const [order, list] of byOrder) {
       const approval = list.find((e) => e.approved);
       if (!approval) continue;
-      const token = cardTokenOf(pop, { card } as Parameters<typeof cardTokenOf>[1]);
+      const token = tokenOf(card);
       const before = list.filter((e) => e.atMs < approval.atMs);
       out.push({
         atMs: approval.atMs,
@@ -44,18 +46,25 @@ export function merchantTransmits(pop: Population): { atMs: number; body: Record
   return out.sort((a, b) => a.atMs - b.atMs);
 }
 
+/** A merchant of the run: its population, and the token its orders name each card by. */
+export interface TransmittingMerchant {
+  pop: Population;
+  merchantId: string;
+  tokenOf?: (card: Card) => string;
+}
+
 /**
  * The merchants' transmits, each stored once the simulated clock has reached its time (the
- * merchant sends it after its approval, not before): `feed(nowMs)` stores those due by then.
+ * merchant sends it after its approval, not before), before the engine's claim, beside what
+ * else happens outside the engine (`also`).
  */
-export function transmitFeed(db: Db, merchants: readonly { pop: Population; merchantId: string }[]) {
+export function transmitFeed(db: Db, merchants: readonly TransmittingMerchant[], also?: Outside): Outside {
   const pending = merchants
-    .flatMap(({ pop, merchantId }) => merchantTransmits(pop).map((t) => ({ ...t, merchantId })))
+    .flatMap(({ pop, merchantId, tokenOf }) => merchantTransmits(pop, tokenOf).map((t) => ({ ...t, merchantId })))
     .sort((a, b) => a.atMs - b.atMs);
   let next = 0;
   return {
-    count: pending.length,
-    async feed(nowMs: number): Promise<void> {
+    async run(nowMs: number): Promise<void> {
       const due: TransmitRow[] = [];
       for (; next < pending.length && pending[next]!.atMs <= nowMs; next++) {
         const { atMs, body, merchantId } = pending[next]!;
@@ -64,6 +73,10 @@ export function transmitFeed(db: Db, merchants: readonly { pop: Population; merc
         due.push(transmitRow(merchantId, v.value, new Date(atMs)));
       }
       if (due.length > 0) await insertTransmits(db, due, statIncrements(due), new Date(nowMs));
+      await also?.run(nowMs);
     },
+    observe: async (nowMs) => also?.observe(nowMs),
+    // A transmit need not stop the clock: it is stored before the next claim, whenever that is.
+    next: () => also?.next(),
   };
 }

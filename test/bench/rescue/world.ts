@@ -73,6 +73,14 @@ export interface World {
   escalation: { after: number; code: string; macAfter: number };
   /** Cards replaced (new number) during the window: the old one never approves again. */
   replacedShare: number;
+  /**
+   * Where a card that must change gets its successor (spare-cards.ts; the bench's
+   * --card-updates variants): the share of issuers enrolled in the gateway's account updater
+   * (it knows the replacement or the new expiry); the share of payers who give the merchant a
+   * new card when asked (order.card_update_needed) and the median hours they take; the share
+   * of payers with a second stored card, and how often that card is in good standing.
+   */
+  updates: { updaterShare: number; merchantShare: number; merchantDelayMedianHours: number; otherCardShare: number; otherCardHealthy: number };
   /** Cards with more than one declined order, and the days between their orders. */
   orders: { multiShare: number; gapDays: number };
   /** Orders the merchant retried itself before handing them over: how many at most, how far apart. */
@@ -143,6 +151,10 @@ export function drawWorld(seed: number, population: PopulationName = 'random'): 
       ? { after: int(u('esc-after'), 2, 10), code: u('esc-code') < 0.6 ? '05' : '59', macAfter: u('esc-mac') < 0.7 ? int(u('esc-mac-after'), 3, 12) : Infinity }
       : { after: Infinity, code: '05', macAfter: Infinity },
     replacedShare: between(u('replaced'), 0, 0.08),
+    updates: {
+      updaterShare: between(u('updater'), 0.2, 0.8), merchantShare: between(u('merchant-update'), 0.1, 0.6), merchantDelayMedianHours: logUniform(u('merchant-update-delay'), 1, 96),
+      otherCardShare: between(u('other-card'), 0.05, 0.4), otherCardHealthy: between(u('other-card-healthy'), 0.3, 0.9),
+    },
     orders: { multiShare: between(u('multi'), 0, 0.4), gapDays: between(u('gap'), 1, 10) },
     prior: { share: between(u('prior'), 0, 0.7), max: int(u('prior-max'), 1, 5), spacingHours: logUniform(u('prior-spacing'), 0.25, 48) },
   };
@@ -154,6 +166,6 @@ export function describeWorld(w: World): string {
   const cal = Object.entries(w.pay.shares).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
   return [
     `seed ${w.seed}: deposits ${w.deposit.fromHour.toFixed(1)} h local + ${w.deposit.widthHours.toFixed(1)} h; pay ${cal}; weekdays ${w.pay.weekdays.map((d) => d.day).join('/')}`,
-    `monthly ${w.pay.monthly.map((d) => (d === -1 ? 'last business day' : d)).join('/')}; velocity blocks ${pct(w.velocity.share)}; escalation ${w.escalation.after === Infinity ? 'none' : `after ${w.escalation.after} declines`}; ${pct(w.orders.multiShare)} cards with several orders; ${pct(w.prior.share)} orders retried by the merchant; ${pct(w.replacedShare)} cards replaced`,
+    `monthly ${w.pay.monthly.map((d) => (d === -1 ? 'last business day' : d)).join('/')}; velocity blocks ${pct(w.velocity.share)}; escalation ${w.escalation.after === Infinity ? 'none' : `after ${w.escalation.after} declines`}; ${pct(w.orders.multiShare)} cards with several orders; ${pct(w.prior.share)} orders retried by the merchant; ${pct(w.replacedShare)} cards replaced; updater ${pct(w.updates.updaterShare)}, new card from ${pct(w.updates.merchantShare)} of payers after ~${w.updates.merchantDelayMedianHours.toFixed(0)} h, second card ${pct(w.updates.otherCardShare)}`,
   ].join('; ');
 }

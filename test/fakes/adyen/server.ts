@@ -14,7 +14,8 @@
 // same payment: CardChanged / CardExpiryChanged → Authorised, CloseAccount /
 // ContactCardAccountHolder → Refused; the answer carries `additionalData.realtimeAccountUpdaterStatus`,
 // `expiryDate` and `cardSummary` (ResponseAdditionalDataCommon / ResponseAdditionalDataCard), and
-// for an Adyen token `tokenization.storedPaymentMethodId` (the same id: updated in place).
+// for an Adyen token `tokenization.storedPaymentMethodId` (the same id: updated in place, so
+// the token's next payment goes out on the updated details and asks the updater nothing).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -155,6 +156,8 @@ export async function startAdyenFake(opts: { apiKey?: string; merchantAccount?: 
   function outcome(body: Record<string, unknown>, b: AdyenBehaviour, key: string): { body: Record<string, unknown>; charged: boolean } {
     const base = { pspReference: psp(), merchantReference: body.reference };
     const update = updaterFor(body);
+    const token = (body.paymentMethod as { storedPaymentMethodId?: string }).storedPaymentMethodId;
+    if (update && token && (update.status === 'CardChanged' || update.status === 'CardExpiryChanged')) updates.delete(token);
     if (update && (update.status === 'CloseAccount' || update.status === 'ContactCardAccountHolder')) {
       return { charged: false, body: { ...base, resultCode: 'Refused', refusalReason: 'Refused', refusalReasonCode: '2', additionalData: updaterData(body, update) } };
     }

@@ -48,8 +48,8 @@ export interface StripeFake {
   url: string;
   key: string;
   requests: RecordedRequest[];
-  /** PaymentIntents that succeeded, by id: the money actually taken. */
-  charges: Map<string, { amount: number; key: string; metadata: Record<string, string> }>;
+  /** PaymentIntents that succeeded, by id: the money actually taken, and the card it was taken from (as the charge's payment_method_details.card). */
+  charges: Map<string, { amount: number; key: string; metadata: Record<string, string>; card: FakeCard }>;
   /** Saved card PaymentMethods by id; one charged but never added is made with a default card. */
   paymentMethods: Map<string, { id: string; card: FakeCard }>;
   addPaymentMethod(id: string, card?: Partial<FakeCard>): void;
@@ -143,8 +143,9 @@ export async function startStripeFake(opts: { key?: string } = {}): Promise<Stri
     const answer = intentFor(body, b);
     if (idem) idempotency.set(idem, { params, status: answer.status, body: answer.body });
     if (answer.charged) {
-      const pi = answer.body as { id: string; amount: number; metadata: Record<string, string> };
-      charges.set(pi.id, { amount: pi.amount, key: idem ?? '', metadata: pi.metadata });
+      const pi = answer.body as { id: string; amount: number; metadata: Record<string, string>; latest_charge: { payment_method_details: { card: FakeCard & { network_transaction_id?: string } } } };
+      const { network_transaction_id: _ntid, ...card } = pi.latest_charge.payment_method_details.card;
+      charges.set(pi.id, { amount: pi.amount, key: idem ?? '', metadata: pi.metadata, card });
     }
     if (b.kind === 'reset_after_charge') return void res.socket?.destroy();
     if (b.kind === 'timeout_after_charge') return; // charged; never answers
