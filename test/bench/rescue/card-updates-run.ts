@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { ManualClock } from '../../../src/clock.ts';
-import { openDatabase, type Db } from '../../../src/db/client.ts';
+import type { Db } from '../../../src/db/client.ts';
 import { selectRows } from '../../../src/db/queries/claim-orders.ts';
 import { setAwaitUpdatedCard } from '../../../src/db/queries/card-update-setting.ts';
 import { setMerchantSettings } from '../../../src/db/queries/merchant-settings.ts';
@@ -21,13 +21,12 @@ import { cards as cardRows, orders } from '../../../src/db/schema.ts';
 import { createEngine } from '../../../src/engine/index.ts';
 import { defaultRules } from '../../../src/engine/rules.ts';
 import { RescuedError } from '../../../src/errors.ts';
-import { createLogger } from '../../../src/log.ts';
 import { createMerchantService } from '../../../src/merchants/service.ts';
 import { attachPaymentMethod, type CardVault } from '../../../src/orders/payment-method.ts';
 import { keyRingFrom } from '../../../src/vault/cipher.ts';
 import type { CardEvent } from './bank.ts';
 import type { Card } from './cards.ts';
-import { drive, engineConfig, orderUuid, scratchDatabase, type Outside } from './engine-run.ts';
+import { drive, engineConfig, orderUuid, withScratchDatabase, type Outside } from './engine-run.ts';
 import { simOrderRow } from './engine-seeds.ts';
 import { transmitFeed, type TransmittingMerchant } from './merchant-transmits.ts';
 import type { Order, Population } from './orders.ts';
@@ -148,14 +147,7 @@ async function setUp(db: Db, pops: readonly Population[], transmitting: Transmit
 /** Every seed under every variant, run by the real engine on a scratch database to the last deadline. */
 export async function runCardUpdates(pops: readonly Population[], opts: { databaseUrl: string; stepMs: number }): Promise<UpdatesRun> {
   const started = performance.now();
-  const scratch = await scratchDatabase(opts.databaseUrl, 'cardupd_sim');
-  const log = createLogger({ level: 'error' });
-  const database = await openDatabase({ url: scratch.url, poolSize: 8, log });
-  const interrupted = () => void database.close().finally(() => scratch.drop().finally(() => process.exit(130)));
-  process.once('SIGINT', interrupted);
-  try {
-    await database.migrate();
-    const { db } = database;
+  return withScratchDatabase(opts.databaseUrl, 'cardupd_sim', async (db, log) => {
     const transmitting: TransmittingMerchant[] = [];
     const byId = await setUp(db, pops, transmitting);
     const all = pops.flatMap((p) => p.orders);
@@ -179,9 +171,5 @@ export async function runCardUpdates(pops: readonly Population[], opts: { databa
       return { variant: x.run.variant, seed: x.run.pop.world.seed, amount: x.order.amount, approved: r.status === 'APPROVED', recoveredBy: (r.recovered_by as string | null) ?? null, attempts: mine };
     });
     return { outcomes, held: processor.held(), merchantUpdates: updates.counts, tally: processor.tally(), steps, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    process.off('SIGINT', interrupted);
-    await database.close();
-    await scratch.drop();
-  }
+  });
 }

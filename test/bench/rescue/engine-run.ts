@@ -10,7 +10,8 @@ import postgres from 'postgres';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigSchema } from '../../../src/config/schema.ts';
 import type { ManualClock } from '../../../src/clock.ts';
-import type { Db } from '../../../src/db/client.ts';
+import { openDatabase, type Db } from '../../../src/db/client.ts';
+import { createLogger, type Logger } from '../../../src/log.ts';
 import { selectRows } from '../../../src/db/queries/claim-orders.ts';
 import { dateOf } from '../../../src/db/queries/raw-rows.ts';
 import type { createEngine, EngineConfig } from '../../../src/engine/index.ts';
@@ -46,6 +47,27 @@ export async function scratchDatabase(baseUrl: string, prefix = 'rescued_sim'): 
       await a.end();
     },
   };
+}
+
+/**
+ * Runs `fn` on a migrated scratch database of its own on the server of `baseUrl` (see
+ * scratchDatabase), with an error-level logger; the database is closed and dropped after it,
+ * also on Ctrl-C.
+ */
+export async function withScratchDatabase<T>(baseUrl: string, prefix: string | undefined, fn: (db: Db, log: Logger) => Promise<T>): Promise<T> {
+  const scratch = await scratchDatabase(baseUrl, prefix);
+  const log = createLogger({ level: 'error' });
+  const database = await openDatabase({ url: scratch.url, poolSize: 8, log });
+  const interrupted = () => void database.close().finally(() => scratch.drop().finally(() => process.exit(130)));
+  process.once('SIGINT', interrupted);
+  try {
+    await database.migrate();
+    return await fn(database.db, log);
+  } finally {
+    process.off('SIGINT', interrupted);
+    await database.close();
+    await scratch.drop();
+  }
 }
 
 /**

@@ -9,18 +9,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { ManualClock } from '../../../src/clock.ts';
-import { openDatabase, type Db } from '../../../src/db/client.ts';
+import type { Db } from '../../../src/db/client.ts';
 import { declineFacts } from '../../../src/db/prior-attempts.ts';
 import { selectRows } from '../../../src/db/queries/claim-orders.ts';
 import { orders } from '../../../src/db/schema.ts';
 import { createEngine } from '../../../src/engine/index.ts';
 import type { LearningMode } from '../../../src/engine/learning/source.ts';
 import { defaultRules, type Rules } from '../../../src/engine/rules.ts';
-import { createLogger } from '../../../src/log.ts';
 import { createMerchantService } from '../../../src/merchants/service.ts';
 import { keyRingFrom } from '../../../src/vault/cipher.ts';
 import type { Attempts } from './baselines.ts';
-import { drive, engineConfig, orderUuid, scratchDatabase } from './engine-run.ts';
+import { drive, engineConfig, orderUuid, withScratchDatabase } from './engine-run.ts';
 import type { Order, Population } from './orders.ts';
 import { cardTokenOf, createWorldProcessor, type WorldProcessor } from './world-processor.ts';
 import { transmitFeed } from './merchant-transmits.ts';
@@ -105,14 +104,7 @@ export interface WorldsRun {
  */
 export async function runWorlds<T>(pops: readonly Population[], opts: WorldsOptions, read: (run: WorldsRun) => Promise<T>): Promise<T & { seconds: number }> {
   const started = performance.now();
-  const scratch = await scratchDatabase(opts.databaseUrl);
-  const log = createLogger({ level: 'error' });
-  const database = await openDatabase({ url: scratch.url, poolSize: 8, log });
-  const interrupted = () => void database.close().finally(() => scratch.drop().finally(() => process.exit(130)));
-  process.once('SIGINT', interrupted);
-  try {
-    await database.migrate();
-    const { db } = database;
+  return withScratchDatabase(opts.databaseUrl, undefined, async (db, log) => {
     const merchants = createMerchantService({ db, vault: keyRingFrom({ v1: randomBytes(32).toString('base64') }, 'v1'), mode: 'sandbox' });
     const seeded: { pop: Population; merchantId: string }[] = [];
     for (const pop of pops) {
@@ -129,11 +121,7 @@ export async function runWorlds<T>(pops: readonly Population[], opts: WorldsOpti
     const steps = await drive(db, engine, clock, { stepMs: opts.stepMs, marginMs }, Math.max(...all.map((o) => o.expiryMs)), transmitFeed(db, seeded));
     const figures = await read({ db, processor, steps, count: all.length });
     return { ...figures, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    process.off('SIGINT', interrupted);
-    await database.close();
-    await scratch.drop();
-  }
+  });
 }
 
 export async function runRescuedSeeds(pops: readonly Population[], opts: SeedsOptions): Promise<SeedsRun> {
