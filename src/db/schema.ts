@@ -370,6 +370,10 @@ export const orders = pgTable(
     // The engine's claim and the sweeps read only these partial indexes, so their cost does
     // not grow with the number of orders that are final or not due.
     index('orders_due_idx').on(t.nextAttemptAt).where(sql`status in ('SUBMITTED', 'PENDING')`),
+    // The claim's own: PENDING orders by due time. Through orders_due_idx, a claim behind a large
+    // file still being planned walked every SUBMITTED row due before the first PENDING one
+    // (3.5 s a claim with 920,000 SUBMITTED; 17 ms with this index).
+    index('orders_pending_due_idx').on(t.nextAttemptAt).where(sql`status = 'PENDING'`),
     index('orders_lease_idx').on(t.leaseExpiresAt).where(sql`status = 'PROCESSING'`),
     index('orders_open_expiry_idx').on(t.expiresAt).where(sql`status in ('SUBMITTED', 'PENDING', 'PROCESSING', 'CHALLENGE')`),
     // "Is any order of this batch still open?", asked after answers at most once a second to

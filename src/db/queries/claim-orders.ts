@@ -1,7 +1,8 @@
 // The engine's claims (DESIGN.md §6, graphile-worker's getJobs): due orders are picked and
 // moved in ONE statement, `SELECT … FOR UPDATE SKIP LOCKED` feeding `UPDATE … RETURNING`, so
 // two instances never take the same order and a claim costs one round trip. The status tests
-// match the partial index orders_due_idx, so the cost does not grow with orders not due.
+// match the partial indexes (orders_pending_due_idx for PENDING, orders_due_idx for SUBMITTED
+// and both), so the cost grows neither with orders not due nor with those still SUBMITTED.
 import { sql } from 'drizzle-orm';
 import type { DbOrTx as Tx } from '../client.ts';
 import { rowsOf, type RawRow, dateOf } from './raw-rows.ts';

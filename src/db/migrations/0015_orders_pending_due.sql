@@ -1,0 +1,1 @@
+CREATE INDEX "orders_pending_due_idx" ON "orders" USING btree ("next_attempt_at") WHERE status = 'PENDING';
