@@ -9,7 +9,8 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { OwnIdsCheck, Owner } from './own-ids.ts';
 import { insertTransmits, type StatIncrement, type TransmitRow } from '../db/queries/insert-transmits.ts';
-import { encodePriorAttempts } from '../db/prior-attempts.ts';
+// declinedAtOf: the transaction's own time, never after it reached us (the same rule as an order's decline).
+import { declinedAtOf, encodePriorAttempts } from '../db/prior-attempts.ts';
 import { carriesFullNumber } from '../vault/full-number.ts';
 
 /** The vault's keyed fingerprint of a full card number (never stored, never logged). */
@@ -52,12 +53,6 @@ function completePriors(list: readonly LenientPrior[] | undefined) {
   return list?.flatMap((p) => (p.timestampUtc && p.responseCode && !Number.isNaN(Date.parse(p.timestampUtc)) ? [{ timestampUtc: p.timestampUtc, responseCode: p.responseCode, merchantAdviceCode: p.merchantAdviceCode }] : []));
 }
 
-/** When the merchant's payment was authorized: the transaction's own time, never after it reached us. */
-function authorizedAtOf(timestampUtc: string | undefined, now: Date): Date {
-  const t = timestampUtc === undefined ? NaN : Date.parse(timestampUtc);
-  return Number.isNaN(t) || t > now.getTime() ? now : new Date(t);
-}
-
 export function transmitRow(merchantId: string, r: TransmitRequest, now: Date, fingerprint?: Fingerprint): TransmitRow {
   const local = localTime(r.transaction.timestampUtc, r.transaction.timezoneUtcOffset);
   const pm = r.paymentMethod;
@@ -68,7 +63,7 @@ export function transmitRow(merchantId: string, r: TransmitRequest, now: Date, f
     currency: r.transaction.currency ?? null, cardBin: pm?.cardBinNumber ?? null, cardBrand: pm?.cardBrand ?? null,
     cardType: pm?.cardType ? pm.cardType.toLowerCase() : null, localHour: local ? local.getUTCHours() : null,
     localDayOfMonth: local ? local.getUTCDate() : null, request, createdAt: now,
-    ...cardOf(pm, fingerprint), authorizedAt: authorizedAtOf(r.transaction.timestampUtc, now), initiator: r.isMIT === true ? 'MIT' : 'CIT',
+    ...cardOf(pm, fingerprint), authorizedAt: declinedAtOf(r.transaction.timestampUtc, now), initiator: r.isMIT === true ? 'MIT' : 'CIT',
     declineSource: r.transaction.responseCodeSource ?? null, priorAttempts: encodePriorAttempts(completePriors(r.transaction.priorAttempts)),
   };
 }

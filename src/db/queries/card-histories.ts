@@ -104,10 +104,11 @@ export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, order
   if (cards.length === 0) return [];
   const seen = new Set<string>();
   const keys = cards.filter((c) => !seen.has(`${c.merchantId}\u0000${c.cardToken}`) && seen.add(`${c.merchantId}\u0000${c.cardToken}`));
+  const cardKeys = JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })));
   const rows = await selectRows(
     db,
     sql`select ${CARD_ORDER_COLUMNS}
-      from json_to_recordset(${JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })))}::json) as k(m uuid, t text)
+      from json_to_recordset(${cardKeys}::json) as k(m uuid, t text)
       cross join lateral (
         select * from orders x where x.merchant_id = k.m and x.card_token = k.t and x.created_at >= ${since.toISOString()}::timestamptz
         order by x.created_at desc limit ${MAX_CARD_ORDERS}
@@ -116,7 +117,7 @@ export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, order
     select ${CARD_ORDER_COLUMNS} from orders o where o.id in ${uuidList(orderIds)} and o.created_at >= ${since.toISOString()}::timestamptz
     union all
     select ${TRANSMIT_COLUMNS}
-      from json_to_recordset(${JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })))}::json) as k(m uuid, t text)
+      from json_to_recordset(${cardKeys}::json) as k(m uuid, t text)
       cross join lateral (
         select * from transmits y where y.merchant_id = k.m and y.card_token = k.t and y.authorized_at >= ${since.toISOString()}::timestamptz
         union all
