@@ -1,14 +1,15 @@
-// A claim of due orders with their attempt rows (one statement), then the card caps, the
-// card-level stops and the deadline checked for the whole claim against one read of the cards' histories (their
-// attempts and their orders' declines, two statements sent together): two orders of one card may have planned the same free slot, and another
-// order of the card may have used it since. An attempt the caps no longer allow is dropped
-// (nothing was sent) and its order re-planned, the claim's dropped orders together in one
-// transaction: rare with distinct cards, but a file of many orders on a few cards drops most
-// of each claim (one transaction per order settled about 250 orders/s).
+// A claim of due orders with their attempt rows, then the card caps, the card-level stops and
+// the deadline checked for the whole claim against one read of the cards' histories (their
+// attempts and their orders' declines), all in one transaction holding each card's lock: two
+// orders of one card may have planned the same free slot, and another order of the card, in
+// this claim or another instance's, may have used it since. An attempt the caps no longer
+// allow is dropped (nothing was sent) and its order re-planned, the claim's dropped orders
+// together in one transaction: rare with distinct cards, but a file of many orders on a few
+// cards drops most of each claim (one transaction per order settled about 250 orders/s).
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/client.ts';
 import type { AttemptRow } from '../db/queries/attempts.ts';
-import { attemptsOfCards, ordersOfCards } from '../db/queries/card-histories.ts';
+import { attemptsOfCards, lockCards, ordersOfCards } from '../db/queries/card-histories.ts';
 import { claimWithAttempts, dropUnsentAttempts, type Claimed } from '../db/queries/claim-attempts.ts';
 import { lockOrders, moveOrders, type GuardedMove } from '../db/queries/record-attempts.ts';
 import { enqueueOrderEvents, type OrderEventInput } from '../webhooks/outbox.ts';
@@ -41,13 +42,30 @@ const chargedCard = (o: Claimed['order']) => ({ merchantId: o.merchantId, cardTo
 /** Claims up to `limit` due orders and returns those whose attempt may go to the processor now. */
 export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claimed[]> {
   const now = ctx.clock.now();
-  const claimed = await claimWithAttempts(ctx.db, ctx.owner, now, new Date(now.getTime() + ctx.leaseSeconds * 1000), limit);
-  const fresh = claimed.filter((c) => c.fresh);
-  if (fresh.length === 0) return claimed;
+  const { claimed, dropped, busy } = await ctx.db.transaction(async (tx) => {
+    const claimed = await claimWithAttempts(tx, ctx.owner, now, new Date(now.getTime() + ctx.leaseSeconds * 1000), limit);
+    const fresh = claimed.filter((c) => c.fresh);
+    if (fresh.length === 0) return { claimed, dropped: new Set<string>(), busy: new Set<string>() };
+    // The cards' locks, held to the commit: another instance's claim on one of these cards
+    // waits here, then reads this claim's attempts as sent (or gone), never half-decided; so
+    // one of two racing claims always goes, and never both.
+    const cards = fresh.map((c) => chargedCard(c.order));
+    await lockCards(tx, cards);
+    const since = new Date(now.getTime() - CARD_WINDOW_MS);
+    const cardAttempts = await attemptsOfCards(tx, cards, since);
+    const cardOrders = await ordersOfCards(tx, cards, since, fresh.map((c) => c.order.id));
+    const decided = decide(ctx, claimed, cardAttempts, declinesByCard(cardOrders), since, now);
+    // Unsent attempts go with the decision, so no other claim ever counts them.
+    await dropUnsentAttempts(tx, [...decided.dropped]);
+    return { claimed, ...decided };
+  });
+  await replan(ctx, claimed.filter((c) => dropped.has(c.attempt.id)), now, busy);
+  return claimed.filter((c) => !dropped.has(c.attempt.id));
+}
+
+/** Which of the claim's fresh attempts may not go: over a cap or a stop (`dropped`), or the card busy (also in `busy`). */
+function decide(ctx: ClaimCtx, claimed: Claimed[], cardAttempts: AttemptRow[], declines: ReturnType<typeof declinesByCard>, since: Date, now: Date) {
   const byCard = new Map<string, AttemptRow[]>();
-  const since = new Date(now.getTime() - CARD_WINDOW_MS);
-  const [cardAttempts, cardOrders] = await Promise.all([attemptsOfCards(ctx.db, fresh.map((c) => chargedCard(c.order)), since), ordersOfCards(ctx.db, fresh.map((c) => chargedCard(c.order)), since, fresh.map((c) => c.order.id))]);
-  const declines = declinesByCard(cardOrders);
   for (const a of cardAttempts) {
     const key = cardOf(a);
     byCard.set(key, [...(byCard.get(key) ?? []), a]);
@@ -55,16 +73,12 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
   // In claim order, an attempt sees the card's attempts made before this claim and the ones
   // this claim keeps ahead of it, not its own nor those after it: of two orders of one card
   // competing for one slot, the first goes.
-  const order = new Map(fresh.map((c, i) => [c.attempt.id, i]));
+  const order = new Map(claimed.filter((c) => c.fresh).map((c, i) => [c.attempt.id, i]));
   const dropped = new Set<string>();
   const busy = new Set<string>();
   const leaseStart = now.getTime() - ctx.leaseSeconds * 1000;
-  const ready: Claimed[] = [];
   for (const c of claimed) {
-    if (!c.fresh) {
-      ready.push(c); // in flight before: the processor may have seen its key, so it is sent again as is
-      continue;
-    }
+    if (!c.fresh) continue; // in flight before: the processor may have seen its key, so it is sent again as is
     const mine = order.get(c.attempt.id)!;
     const card = (byCard.get(cardOf(chargedCard(c.order))) ?? []).filter((a) => !dropped.has(a.id) && (order.get(a.id) ?? -1) < mine);
     if (!allowed(ctx, c, [...card.map(toRecord), ...cardDeclines(declines, chargedCard(c.order), since.getTime())], now)) {
@@ -73,10 +87,9 @@ export async function claimAttempts(ctx: ClaimCtx, limit: number): Promise<Claim
       // In flight within a lease: this claim's own, or another instance's still being answered.
       dropped.add(c.attempt.id);
       busy.add(c.attempt.id);
-    } else ready.push(c);
+    }
   }
-  await replan(ctx, claimed.filter((c) => dropped.has(c.attempt.id)), now, busy);
-  return ready;
+  return { dropped, busy };
 }
 
 function allowed(ctx: ClaimCtx, c: Claimed, card: AttemptRecord[], now: Date): boolean {

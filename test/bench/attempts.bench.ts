@@ -6,7 +6,9 @@
 // until every order is final; --once drives it with runOnce (one claim at a time) instead.
 // --learning off runs the engine with engine.learning off; --learning both runs it with learning
 // off, then on (fresh orders each), and prints what counting the outcomes costs (on / off).
-//   npm run bench -- attempts [--orders 10000] [--concurrency 128] [--batch 200] [--once] [--explain] [--learning on|off|both]
+// --submitted hands the engine's orders over SUBMITTED, as a batch file's are: each is planned
+// from its original decline before its first attempt, and the planning counts in the time.
+//   npm run bench -- attempts [--orders 10000] [--concurrency 128] [--batch 200] [--once] [--explain] [--learning on|off|both] [--submitted]
 // PostgreSQL from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
 // --explain also prints the claim and sweep query plans with many orders not due.
 import { randomBytes } from 'node:crypto';
@@ -24,7 +26,7 @@ import { silentLog } from '../helpers/db.ts';
 import { DEFAULT_ENGINE_CONFIG, engineFixture, insertTestOrders, type EngineFixture } from '../helpers/engine.ts';
 import { measure, report } from './lib.ts';
 
-const { values: opts } = parseArgs({ options: { orders: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '128' }, batch: { type: 'string', default: '200' }, explain: { type: 'boolean', default: false }, once: { type: 'boolean', default: false }, learning: { type: 'string', default: 'on' } } });
+const { values: opts } = parseArgs({ options: { orders: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '128' }, batch: { type: 'string', default: '200' }, explain: { type: 'boolean', default: false }, once: { type: 'boolean', default: false }, learning: { type: 'string', default: 'on' }, submitted: { type: 'boolean', default: false } } });
 const N = Number(opts.orders);
 const CONCURRENCY = Number(opts.concurrency);
 const BATCH = Number(opts.batch);
@@ -50,8 +52,8 @@ async function cardTokens(f: EngineFixture, n: number): Promise<string[]> {
   return rows.map((r) => r.token);
 }
 
-async function dueOrders(f: EngineFixture, tokens: string[]): Promise<void> {
-  const specs = tokens.map((token) => ({ card: approve, token, merchantId: f.merchantId, createdAt: new Date(NOW.getTime() - 86_400_000), expiresAt: new Date(NOW.getTime() + 20 * 86_400_000), status: 'PENDING' as const, nextAttemptAt: NOW }));
+async function dueOrders(f: EngineFixture, tokens: string[], submitted = false): Promise<void> {
+  const specs = tokens.map((token) => ({ card: approve, token, merchantId: f.merchantId, createdAt: new Date(NOW.getTime() - 86_400_000), expiresAt: new Date(NOW.getTime() + 20 * 86_400_000), status: submitted ? ('SUBMITTED' as const) : ('PENDING' as const), nextAttemptAt: NOW }));
   await insertTestOrders(f.db, specs);
 }
 
@@ -84,16 +86,16 @@ try {
 
 /** The engine through N fresh due orders with engine.learning set. */
 async function engineRun(clock: ManualClock, learning: 'on' | 'off') {
-  await dueOrders(f, await cardTokens(f, N));
+  await dueOrders(f, await cardTokens(f, N), opts.submitted);
   const processor = createSandboxProcessor({ db: f.db, vault: f.vault, clock });
   const config = { ...DEFAULT_ENGINE_CONFIG, claimBatchSize: BATCH, concurrency: CONCURRENCY, ratePerSecond: 1_000_000, pollIntervalMs: 10, sweepCron: '0 0 0 1 1 *', learning };
   const engine = createEngine({ db: f.db, processor, clock, log: silentLog, config });
-  const open = async () => Number((await selectRows(f.db, sql`select count(*)::int as n from orders where status in ('PENDING', 'PROCESSING')`))[0]!.n);
+  const open = async () => Number((await selectRows(f.db, sql`select count(*)::int as n from orders where status in ('SUBMITTED', 'PENDING', 'PROCESSING')`))[0]!.n);
   const approved = async () => Number((await selectRows(f.db, sql`select count(*)::int as n from attempts where status = 'approved'`))[0]!.n);
   const before = await approved();
   let done = 0;
   const cpu0 = process.cpuUsage();
-  const ours = await measure(`engine attempts (sandbox, 0 ms${opts.once ? ', runOnce' : ''}, engine.learning ${learning})`, N, async () => {
+  const ours = await measure(`engine attempts (sandbox, 0 ms${opts.once ? ', runOnce' : ''}${opts.submitted ? ', handed over SUBMITTED' : ''}, engine.learning ${learning})`, N, async () => {
     if (opts.once) {
       for (let n; (n = await engine.runOnce()) > 0; ) done += n;
       return;

@@ -137,3 +137,19 @@ export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, order
   }
   return [...byId.values()];
 }
+
+/** Advisory-lock class of the per-card check (two-key form: apart from the sweeps' bigint keys). */
+const CARD_LOCK_CLASS = 0x72737706;
+
+/**
+ * Takes, until the transaction ends, one lock per (merchant, card): two claims deciding on one
+ * card then decide one after the other, the second reading the first's committed attempt.
+ * Taken in hash order, so two claims with overlapping cards never wait on each other in a ring.
+ */
+export async function lockCards(tx: Tx, cards: CardKey[]): Promise<void> {
+  if (cards.length === 0) return;
+  const keys = JSON.stringify(cards.map((k) => ({ m: k.merchantId, t: k.cardToken })));
+  await tx.execute(sql`select count(pg_advisory_xact_lock(${CARD_LOCK_CLASS}::int, s.h)) from (
+      select distinct hashtext(k.m || ':' || k.t) as h from json_to_recordset(${keys}::json) as k(m text, t text) order by h
+    ) s`);
+}

@@ -83,10 +83,6 @@ describe.each(DB_KINDS)('engine runtime on %s', (kind) => {
             const done = await Promise.all(engines.map((e) => e.runOnce()));
             if (done.every((n) => n === 0)) break;
           }
-          // Two claims racing for one card in lock-step can each see the other's unsent
-          // attempt and both wait (safe: never two at once; not yet live under contention,
-          // a known limit of the per-card check): one instance alone then takes the card.
-          while ((await engines[0]!.runOnce()) > 0);
           clock.advance(CARD_BUSY_MS);
         }
         clock.set(T0.getTime() + (day + 1) * 86_400_000 + 6 * 3_600_000);
@@ -107,6 +103,55 @@ describe.each(DB_KINDS)('engine runtime on %s', (kind) => {
     expect(approveFirst.filter((o) => !(o.status === 'APPROVED' && o.attemptCount === 1)).map((o) => [o.cardLast4, o.status, o.attemptCount, o.statusReason, o.planReason])).toEqual([]);
     const held = await f.db.select().from(orders).where(inArray(orders.id, ids));
     expect(held.filter((o) => o.status === 'PROCESSING' || o.leaseOwner !== null)).toEqual([]);
+  });
+
+  it('two instances claiming two orders of one card at once: one goes at once, never both together', async () => {
+    // The claims' statements interleave (on PGlite both share one connection): before the
+    // card's lock, each saw the other's unsent attempt and both waited, round after round.
+    const start = new Date(T0.getTime() + 12 * 86_400_000);
+    clock.set(start);
+    let second: Database | undefined;
+    if (f.tdb.url) second = await openDatabase({ url: f.tdb.url, poolSize: 2, log: silentLog });
+    const sandbox = createSandboxProcessor({ db: f.db, vault: f.vault, clock });
+    // Calls at the processor per card at once, and the most there ever were.
+    const open = new Map<string, number>();
+    let most = 0;
+    const calls = new Set<string>();
+    const p: Processor = {
+      name: sandbox.name,
+      async authorize(r) {
+        calls.add(r.idempotencyKey);
+        open.set(r.cardToken, (open.get(r.cardToken) ?? 0) + 1);
+        most = Math.max(most, open.get(r.cardToken)!);
+        try {
+          await new Promise((resolve) => setImmediate(resolve)); // a call that spans a turn, as a real one does
+          return await sandbox.authorize(r);
+        } finally {
+          open.set(r.cardToken, open.get(r.cardToken)! - 1);
+        }
+      },
+      refund: (r) => sandbox.refund(r),
+      void: (r) => sandbox.void(r),
+    };
+    const engines = [f.db, second?.db ?? f.db].map((db, i) =>
+      createEngine({ db, processor: p, clock, log: silentLog, config: config({ claimBatchSize: 1, concurrency: 1 }), instanceId: `race${i}` }),
+    );
+    const sent = (ids: string[]) => [...calls].filter((k) => ids.some((id) => k.startsWith(id))).length;
+    try {
+      for (const n of ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '2223003122003222', '4242424242424242']) {
+        const ids = await pending(n, 2, clock.now());
+        await Promise.all(engines.map((e) => e.runOnce()));
+        // One at least; both only one after the other (the first answered before the second's check).
+        expect(sent(ids), `card ${n.slice(-4)}: the racing claims`).toBeGreaterThanOrEqual(1);
+        clock.advance(CARD_BUSY_MS);
+        await Promise.all(engines.map((e) => e.runOnce()));
+        expect(sent(ids), `card ${n.slice(-4)}: the waiting order, once the card is free`).toBe(2);
+        clock.advance(3_600_000);
+      }
+    } finally {
+      await second?.close();
+    }
+    expect(most, 'calls on one card at the processor at once').toBe(1);
   });
 
   it('started, polls for due orders and runs them; stop waits for the attempts in flight', async () => {
