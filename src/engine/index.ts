@@ -2,8 +2,9 @@
 // orders with their attempt rows in one statement, sends the attempts to the processor through
 // a queue with a concurrency and a rate per processor, records the answers that arrive
 // together in one transaction, and runs the sweeps on a cron schedule. The database work is
-// done per group of attempts, not per attempt (134 → 1,125 attempts/s here, README). Workers
-// wake by short polling, and at once after a claim that filled its batch.
+// done per group of attempts, not per attempt (134 → 1,125 attempts/s here, README). Planning
+// and claiming are two loops: each wakes by short polling and goes on at once after a full
+// group, and a planned group wakes the claims (its orders may be due now).
 import { randomUUID } from 'node:crypto';
 import cron, { type ScheduledTask } from 'node-cron';
 import PQueue from 'p-queue';
@@ -53,6 +54,12 @@ export interface Engine {
   start(): void;
   /** Stops polling and the sweeps and waits for the attempts in flight. */
   stop(): Promise<void>;
+}
+
+/** A polling loop: `done` once stopped; `wake` ends its wait at once. */
+interface Loop {
+  done: Promise<void>;
+  wake(): void;
 }
 
 /** When the processor fails without an answer, the order is looked at again after this long. */
@@ -127,6 +134,7 @@ export function createEngine(deps: EngineDeps): Engine {
     const planned = await planSubmitted(submitted, config.claimBatchSize);
     // Planning ends some orders at once (a hard original decline): a batch may be all final now.
     if (running && planned > 0 && deps.outboundFor) finisher.touch();
+    if (planned > 0) claims?.wake();
     return planned === config.claimBatchSize;
   }
 
@@ -157,18 +165,14 @@ export function createEngine(deps: EngineDeps): Engine {
   }
 
   let running = false;
-  let wake: AbortController | undefined;
-  let loop: Promise<void> | undefined;
+  let claims: Loop | undefined;
+  let planning: Loop | undefined;
   let sweepTask: ScheduledTask | undefined;
   let counting: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> = Promise.resolve();
 
-  /** One polling round; true when it found a full batch (poll again at once). */
-  async function cycle(): Promise<boolean> {
-    // One group planned per round, then a claim: while a large file's orders are being planned
-    // (100,000 took 66 s on a loaded 2-core machine before the first claim, docs/performance.md
-    // "End to end"), due orders, its own first ones and other merchants', are attempted.
-    const morePlanning = await planSome();
+  /** One claim; true when it found a full batch (claim again at once). */
+  async function claimSome(): Promise<boolean> {
     // Claim no more than the queue can start soon: a lease must not run out while queued.
     const room = Math.min(config.claimBatchSize, config.concurrency * 2 - active.size);
     if (room <= 0) {
@@ -177,24 +181,34 @@ export function createEngine(deps: EngineDeps): Engine {
     }
     const claimed = await claim(room);
     for (const o of claimed) void attempt(o);
-    return morePlanning || claimed.length === room;
+    return claimed.length === room;
   }
 
-  async function poll(): Promise<void> {
-    while (running) {
-      let full = false;
-      try {
-        full = await cycle();
-      } catch (err) {
-        log.error({ err }, 'engine poll failed');
+  /**
+   * Runs `step` while it finds a full group, then waits the polling interval or a wake. The
+   * planning of a large file's SUBMITTED orders runs beside the claims, not between them: one
+   * group planned per claim held the attempts of a million-entry file to the planning's pace
+   * (about 300 orders/s, docs/performance.md "End to end").
+   */
+  function loop(what: string, step: () => Promise<boolean>): Loop {
+    let wake: AbortController | undefined;
+    const done = (async () => {
+      while (running) {
+        let full = false;
+        try {
+          full = await step();
+        } catch (err) {
+          log.error({ err }, `engine ${what} failed`);
+        }
+        if (full || !running) continue;
+        wake = new AbortController();
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, config.pollIntervalMs);
+          wake!.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
       }
-      if (full || !running) continue;
-      wake = new AbortController();
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, config.pollIntervalMs);
-        wake!.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
-    }
+    })();
+    return { done, wake: () => wake?.abort() };
   }
 
   let lastPruneMs = -Infinity;
@@ -215,7 +229,8 @@ export function createEngine(deps: EngineDeps): Engine {
       if (!cron.validate(config.sweepCron)) throw new Error(`engine.sweepCron is not a valid cron expression: ${config.sweepCron}`);
       running = true;
       if (counter) counting = setInterval(() => void counter.flush(), COUNT_EVERY_MS).unref();
-      loop = poll();
+      planning = loop('planning', planSome);
+      claims = loop('claim', claimSome);
       sweepTask = cron.schedule(
         config.sweepCron,
         () => {
@@ -228,10 +243,11 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     async stop() {
       running = false;
-      wake?.abort();
+      planning?.wake();
+      claims?.wake();
       await sweepTask?.destroy();
       await sweeping; // a sweep already running finishes before storage closes
-      await loop;
+      await Promise.all([planning?.done, claims?.done]);
       await queue.onIdle();
       await Promise.all(active);
       // Stopped: answers during the drain do not look (the next start's sweep writes their files).
