@@ -7,6 +7,7 @@
 //   charged nothing (a card decline is a 200 with `approved: false`).
 // Messages never carry the request, the bridge's own message (it may echo the request) or
 // fetch's message (it may print the URL).
+import type { KeyObject } from 'node:crypto';
 import { signatureHeaders } from '../../webhooks/signing.ts';
 import { GatewayError } from '../connector.ts';
 import { checkError, type BridgeOperation, type BridgeRequest } from './protocol.ts';
@@ -17,7 +18,7 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
 
 export interface Target {
   url: URL;
-  key: Buffer;
+  key: KeyObject;
   timeoutMs: number;
 }
 
