@@ -132,6 +132,9 @@ function keepOpenAfterFinish(stream: Writable): void {
   (stream as unknown as { _writableState: { autoDestroy: boolean } })._writableState.autoDestroy = false;
 }
 
+/** The bytes of one CopyData message (sendCopy). */
+const COPY_PIECE = 1 << 20;
+
 /**
  * Writes `data` and ends the stream; rejects if postgres-js destroys it (the server refused mid-stream).
  * Resolves once the data is on the socket: postgres-js refuses any statement on the connection
@@ -141,7 +144,17 @@ export function sendCopy(stream: Writable, data: string | Uint8Array): Promise<v
   keepOpenAfterFinish(stream);
   return new Promise((resolve, reject) => {
     stream.once('error', reject);
-    stream.write(data, (err) => (err ? reject(err) : resolve()));
+    const done = (err?: Error | null) => (err ? reject(err) : resolve());
+    if (typeof data === 'string') stream.write(data, done);
+    else {
+      // postgres-js copies each write twice (its message builder, then its write buffer): in
+      // pieces, a chunk's 15–20 MB of rows is not held three times over while it is sent.
+      for (let at = 0; at < data.length; at += COPY_PIECE) {
+        const last = at + COPY_PIECE >= data.length;
+        stream.write(data.subarray(at, at + COPY_PIECE), last ? done : undefined);
+      }
+      if (data.length === 0) resolve();
+    }
     stream.end();
   });
 }
