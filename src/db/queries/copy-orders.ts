@@ -71,7 +71,7 @@ export function copyLines(records: Array<Record<(typeof ORDER_COLUMNS)[number], 
  * The lines of `copyLines` as UTF-8 bytes in an ArrayBuffer of their own (never Buffer's shared
  * pool), a row at a time, so the intake worker encodes each entry as it is parsed (the entry is
  * then garbage while still young) and hands the bytes over by transfer: posting the text as a
- * string cost the worker 12 % of its time (the clone of a cons string of 10,000 lines), and
+ * string cost the worker 12 % of its time (the clone of a cons string of a chunk's lines), and
  * writing it to the socket encoded it again on the daemon's thread (docs/performance.md "Batch intake").
  */
 export class CopyBytes {
@@ -148,7 +148,7 @@ export function sendCopy(stream: Writable, data: string | Uint8Array): Promise<v
     if (typeof data === 'string') stream.write(data, done);
     else {
       // postgres-js copies each write twice (its message builder, then its write buffer): in
-      // pieces, a chunk's 15–20 MB of rows is not held three times over while it is sent.
+      // pieces, a chunk's rows (2 MB at 1,000 entries) are not held three times over while sent.
       for (let at = 0; at < data.length; at += COPY_PIECE) {
         const last = at + COPY_PIECE >= data.length;
         stream.write(data.subarray(at, at + COPY_PIECE), last ? done : undefined);
