@@ -36,8 +36,8 @@ export type ToWorker =
 
 /** Accepted entries whose cards are tokens already: their order rows are encoded for COPY. */
 export interface EncodedRows {
-  /** COPY text, one line per row ('\n' inside a value is escaped, so lines split exactly). */
-  text: string;
+  /** COPY text as UTF-8, one line per row ('\n' inside a value is escaped, so lines split exactly); transferred, not copied. */
+  bytes: Uint8Array;
   ids: string[];
   sequenceNumbers: Array<number | null>;
   orderIds: string[];

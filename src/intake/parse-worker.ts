@@ -9,7 +9,7 @@
 // budget, shared with the daemon's thread (budget.ts), still bounds what the file holds.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { BatchEntry } from '../domain/index.ts';
-import { copyLines, orderRecord } from '../db/queries/copy-orders.ts';
+import { CopyBytes, orderRecord } from '../db/queries/copy-orders.ts';
 import { carriesFullNumber } from '../vault/full-number.ts';
 import { orderRow, type EntryContext } from './entries.ts';
 import { BatchReader, type EntryItem } from './reader.ts';
@@ -24,7 +24,8 @@ const budget = FileBudget.attach(open.budget);
 // The read whose state is reported: the file's one read, or in a staged ingest its check first.
 let reader = new BatchReader(open.path, open.name, open.limits, { fileBytes: open.fileBytes, scanCards: true, budget });
 
-const post = (m: FromWorker) => port.postMessage(m);
+// A chunk's COPY bytes are moved, not copied (copy-orders.ts, CopyBytes).
+const post = (m: FromWorker) => port.postMessage(m, m.type === 'chunk' && m.rows ? [m.rows.bytes.buffer as ArrayBuffer] : []);
 const state = (): ReadState => ({
   header: reader.header, headerAfterEntries: reader.headerAfterEntries, entryCount: reader.entryCount, unpackedBytes: reader.unpackedBytes, estimatedEntries: reader.estimatedEntries(),
 });
@@ -42,22 +43,52 @@ async function receive(): Promise<ToWorker> {
   return inbox.shift()!;
 }
 
-function encode(entries: BatchEntry[], ctx: EntryContext): Pick<ChunkMessage, 'rows' | 'entries'> {
-  // A full card number's token is known only once the vault has it, on the daemon's thread.
-  if (entries.some((e) => carriesFullNumber(e.paymentMethod))) return { rows: undefined, entries };
-  const rows: EncodedRows = { text: '', ids: [], sequenceNumbers: [], orderIds: [], tokens: [], emails: ctx.mode === 'sandbox' ? [] : undefined };
-  const records = [];
-  for (const e of entries) {
-    const row = orderRow(e, e.paymentMethod.cardNumber, ctx);
-    records.push(orderRecord(row));
+const noRows = (ctx: EntryContext): EncodedRows => ({ bytes: new Uint8Array(0), ids: [], sequenceNumbers: [], orderIds: [], tokens: [], emails: ctx.mode === 'sandbox' ? [] : undefined });
+
+/**
+ * The accepted entries of the chunk being made. Each is encoded as it is parsed, so the entry,
+ * its row and its request are garbage while still young (holding 10,000 parsed entries until
+ * the chunk was full had them survive collections). A full card number's token is known only
+ * once the vault has it, on the daemon's thread: from such an entry on, the chunk keeps entries.
+ */
+class PendingRows {
+  count = 0;
+  cost = 0;
+  private readonly copy = new CopyBytes();
+  private rows: EncodedRows;
+  private entries: BatchEntry[] | undefined;
+  private readonly ctx: EntryContext;
+  constructor(ctx: EntryContext) {
+    this.ctx = ctx;
+    this.rows = noRows(ctx);
+  }
+
+  /** Whether `entry` can join the rows encoded so far (else they go first, as a chunk of their own). */
+  fits(entry: BatchEntry): boolean {
+    return this.entries !== undefined || this.count === 0 || !carriesFullNumber(entry.paymentMethod);
+  }
+
+  add(e: BatchEntry, cost: number): void {
+    this.count++;
+    this.cost += cost;
+    if (!this.entries && this.count === 1 && carriesFullNumber(e.paymentMethod)) this.entries = [];
+    if (this.entries) return void this.entries.push(e);
+    const row = orderRow(e, e.paymentMethod.cardNumber, this.ctx);
+    this.copy.add(orderRecord(row));
+    const { rows } = this;
     rows.ids.push(row.id!);
     rows.sequenceNumbers.push(row.sequenceNumber ?? null);
     rows.orderIds.push(row.orderId);
     rows.tokens.push(e.paymentMethod.cardNumber);
     rows.emails?.push(e.payer.email);
   }
-  rows.text = copyLines(records);
-  return { rows, entries: undefined };
+
+  take(): Pick<ChunkMessage, 'rows' | 'entries' | 'cost'> {
+    const taken = this.count === 0 ? { rows: undefined, entries: undefined } : this.entries ? { rows: undefined, entries: this.entries } : { rows: { ...this.rows, bytes: this.copy.take() }, entries: undefined };
+    const cost = this.cost;
+    [this.rows, this.entries, this.count, this.cost] = [noRows(this.ctx), undefined, 0, 0];
+    return { ...taken, cost };
+  }
 }
 
 /** `from`: entries before this position are skipped unparsed (a staged ingest resumed). */
@@ -67,8 +98,7 @@ async function parse(first: EntryItem[] | undefined, ctx: EntryContext, chunkSiz
   let credits = depth;
   let carried = false;
   let chunk: ChunkMessage['rejected'] = [];
-  let pending: BatchEntry[] = [];
-  let pendingCost = 0;
+  const pending = new PendingRows(ctx);
   const flush = async () => {
     // Waits for a credit; an order to drain, waiting or not, ends the parse.
     while (credits === 0 || inbox.length > 0) {
@@ -77,11 +107,8 @@ async function parse(first: EntryItem[] | undefined, ctx: EntryContext, chunkSiz
       else if (m.type === 'drain') throw new DrainOrdered();
     }
     credits--;
-    const encoded = pending.length > 0 ? encode(pending, ctx) : { rows: undefined, entries: undefined };
-    post({ type: 'chunk', rejected: chunk, ...encoded, cost: pendingCost, entryCount: decided, carriedCardNumbers: carried, unpackedBytes: reader.unpackedBytes });
+    post({ type: 'chunk', rejected: chunk, ...pending.take(), entryCount: decided, carriedCardNumbers: carried, unpackedBytes: reader.unpackedBytes });
     chunk = [];
-    pending = [];
-    pendingCost = 0;
   };
   for (let items: EntryItem[] | undefined = first ?? (await reader.next()); items; items = await reader.next()) {
     for (const item of items) {
@@ -89,18 +116,19 @@ async function parse(first: EntryItem[] | undefined, ctx: EntryContext, chunkSiz
         budget.release(item.cost);
         continue;
       }
-      decided = item.index + 1;
       const outcome = parseItem(item, ctx, budget);
       if (!outcome.ok) chunk.push({ entry: outcome.rejected, position: item.index + 1 });
       else {
+        // The chunk so far ends before this entry (`decided` is still the one before).
+        if (!pending.fits(outcome.entry)) await flush();
         if (outcome.entry.paymentMethod.token === false) carried = true;
-        pending.push(outcome.entry);
-        pendingCost += item.cost;
+        pending.add(outcome.entry, item.cost);
       }
-      if (pending.length >= chunkSize || pendingCost >= chunkCost || chunk.length >= chunkSize) await flush();
+      decided = item.index + 1;
+      if (pending.count >= chunkSize || pending.cost >= chunkCost || chunk.length >= chunkSize) await flush();
     }
   }
-  if (pending.length > 0 || chunk.length > 0) await flush();
+  if (pending.count > 0 || chunk.length > 0) await flush();
 }
 
 /** The daemon's thread gave up on storing this read (a failed COPY): the rest is drained. */
@@ -115,15 +143,15 @@ async function staged(): Promise<void> {
   post({ type: 'checked', sha256: whole.sha256, sawCardNumber: whole.sawCardNumber, ...state() });
   const order = await receive();
   if (order.type !== 'parse') return;
-  // The card scan was the check's: this read only parses.
-  reader = new BatchReader(open.path, open.name, open.limits, { fileBytes: open.fileBytes, budget });
+  // The card scan and the SHA-256 were the check's: this read only parses.
+  reader = new BatchReader(open.path, open.name, open.limits, { fileBytes: open.fileBytes, budget, hash: false });
   try {
     await parse(undefined, order.ctx, order.chunkSize, order.depth, order.from);
   } catch (err) {
     if (!(err instanceof DrainOrdered)) throw err;
     await reader.drain();
   }
-  post({ type: 'end', sha256: reader.summary().sha256, sawCardNumber: whole.sawCardNumber, ...state() });
+  post({ type: 'end', sha256: whole.sha256, sawCardNumber: whole.sawCardNumber, ...state() });
 }
 
 async function main(): Promise<void> {

@@ -44,20 +44,23 @@ export class BatchReader {
   /** Bytes of content read so far (after decompression). */
   unpackedBytes = 0;
   private digest: string | undefined;
+  private readonly hashed: boolean;
 
   /**
    * `fileBytes`: the file's size on disk (for `estimatedEntries`); `scanCards`: also look for
-   * card numbers in clear (the archive-or-delete decision).
+   * card numbers in clear (the archive-or-delete decision); `hash: false`: no SHA-256 (a staged
+   * ingest's store pass, whose file the check read and hashed already).
    */
-  constructor(path: string, name: string, limits: IntakeLimits, opts: { fileBytes?: number; scanCards?: boolean; budget?: FileBudget } = {}) {
+  constructor(path: string, name: string, limits: IntakeLimits, opts: { fileBytes?: number; scanCards?: boolean; budget?: FileBudget; hash?: boolean } = {}) {
     this.budget = opts.budget ?? new MemoryBudget(limits.memoryBytes).forFile(limits.fileMemoryBytes);
     this.maxEntries = limits.maxEntries;
     this.scanner = new BatchScanner(limits, this.budget);
     this.cards = opts.scanCards ? new CardScan() : undefined;
     this.fileBytes = opts.fileBytes ?? 0;
+    const hashed = (this.hashed = opts.hash !== false);
     const counted = {
       update: (raw: Buffer) => {
-        this.hash.update(raw);
+        if (hashed) this.hash.update(raw);
         this.packedBytes += raw.length;
       },
     };
@@ -123,6 +126,7 @@ export class BatchReader {
   /** Once `done`: what a separate first pass used to compute. */
   summary(): ReadSummary {
     if (!this.done) throw new Error('the file has not been read to its end');
+    if (!this.hashed) throw new Error('this read of the file took no SHA-256');
     this.digest ??= this.hash.digest('hex');
     return { sha256: this.digest, header: this.header, entryCount: this.entryCount };
   }

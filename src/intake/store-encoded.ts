@@ -7,7 +7,7 @@
 import type { Writable } from 'node:stream';
 import type { PaymentMethod } from '../domain/index.ts';
 import { orderRecord, rawClient } from '../db/queries/insert-orders.ts';
-import { COPY_ORDERS, copyLines, sendCopy, type CopyClient } from '../db/queries/copy-orders.ts';
+import { COPY_ORDERS, copyLines, keepLines, sendCopy, type CopyClient } from '../db/queries/copy-orders.ts';
 import type { AcceptedEntry, RejectedEntry } from './ack.ts';
 import { orderRow } from './entries.ts';
 import { cardErrors, type StoreContext } from './chunk-store.ts';
@@ -26,7 +26,7 @@ const methodOf = (token: string): PaymentMethod => ({ cardNumber: token, token: 
 export function encodedStore(s: StoreContext): EncodedStore {
   const client = rawClient(s.tx) as CopyClient;
 
-  async function copy(text: string): Promise<void> {
+  async function copy(text: string | Uint8Array): Promise<void> {
     const stream: Writable = await client.unsafe(COPY_ORDERS).writable();
     // A failure is reported by the next statement on the connection instead (store-copy.ts).
     await sendCopy(stream, text).catch(() => undefined);
@@ -44,8 +44,7 @@ export function encodedStore(s: StoreContext): EncodedStore {
         (keep ??= r.ids.map(() => true))[i] = false;
       } else accepted.push({ sequenceNumber: r.sequenceNumbers[i]!, orderId: r.orderIds[i]!, orderSessionKey: r.ids[i]! });
     }
-    const text = keep ? r.text.split('\n').filter((_, i) => keep[i]).map((line) => `${line}\n`).join('') : r.text;
-    if (accepted.length > 0) await copy(text);
+    if (accepted.length > 0) await copy(keep ? keepLines(r.bytes, keep) : r.bytes);
     return { accepted, rejected };
   }
 

@@ -14,11 +14,12 @@ const WORKER = new URL('./parse-worker.ts', import.meta.url);
 
 /**
  * The worker's heap. Its young generation is sized for intake alone (the daemon's own stays
- * small for its idle memory): a file's entries are short-lived garbage, and a larger young
- * generation collects them for less. Its old generation is capped: a file that would take
- * more ends the worker, not the daemon.
+ * small for its idle memory): a file's entries are short-lived garbage. Since each entry is
+ * encoded as it is parsed (parse-worker.ts), entries die young and 16 MB collects them for no
+ * more CPU than 32 did (docs/performance.md "Batch intake"). Its old generation is capped: a
+ * file that would take more ends the worker, not the daemon.
  */
-const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 512 };
+const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
 
 export class WorkerRead {
   header: Record<string, unknown> = {};
