@@ -32,6 +32,13 @@ function toAttempt(r: Record<string, unknown>): AttemptRow {
   };
 }
 
+/** The distinct (merchant, card) keys as one JSON parameter for json_to_recordset (m, t). */
+function cardKeysJson(cards: CardKey[]): string {
+  const seen = new Set<string>();
+  const keys = cards.filter((c) => !seen.has(`${c.merchantId}\u0000${c.cardToken}`) && seen.add(`${c.merchantId}\u0000${c.cardToken}`));
+  return JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })));
+}
+
 /**
  * Every attempt since `since` of each (merchant, card) in `cards`, plus every attempt of the
  * orders in `orderIds` whatever its age (an order's own history can be older than the card
@@ -40,11 +47,9 @@ function toAttempt(r: Record<string, unknown>): AttemptRow {
  */
 export async function attemptsOfCards(db: Tx, cards: CardKey[], since: Date, orderIds: string[] = []): Promise<AttemptRow[]> {
   if (cards.length === 0 && orderIds.length === 0) return [];
-  const seen = new Set<string>();
-  const keys = cards.filter((c) => !seen.has(`${c.merchantId}\u0000${c.cardToken}`) && seen.add(`${c.merchantId}\u0000${c.cardToken}`));
   const rows = await selectRows(
     db,
-    sql`select a.* from json_to_recordset(${JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })))}::json) as k(m uuid, t text)
+    sql`select a.* from json_to_recordset(${cardKeysJson(cards)}::json) as k(m uuid, t text)
       join attempts a on a.merchant_id = k.m and a.card_token = k.t and a.started_at >= ${since.toISOString()}::timestamptz
     union all
     select a.* from attempts a
@@ -102,9 +107,7 @@ const TRANSMIT_COLUMNS = sql.raw(
  */
 export async function ordersOfCards(db: Tx, cards: CardKey[], since: Date, orderIds: string[] = []): Promise<CardOrderRow[]> {
   if (cards.length === 0) return [];
-  const seen = new Set<string>();
-  const keys = cards.filter((c) => !seen.has(`${c.merchantId}\u0000${c.cardToken}`) && seen.add(`${c.merchantId}\u0000${c.cardToken}`));
-  const cardKeys = JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })));
+  const cardKeys = cardKeysJson(cards);
   const rows = await selectRows(
     db,
     sql`select ${CARD_ORDER_COLUMNS}
@@ -148,8 +151,7 @@ const CARD_LOCK_CLASS = 0x72737706;
  */
 export async function lockCards(tx: Tx, cards: CardKey[]): Promise<void> {
   if (cards.length === 0) return;
-  const keys = JSON.stringify(cards.map((k) => ({ m: k.merchantId, t: k.cardToken })));
   await tx.execute(sql`select count(pg_advisory_xact_lock(${CARD_LOCK_CLASS}::int, s.h)) from (
-      select distinct hashtext(k.m || ':' || k.t) as h from json_to_recordset(${keys}::json) as k(m text, t text) order by h
+      select distinct hashtext(k.m || ':' || k.t) as h from json_to_recordset(${cardKeysJson(cards)}::json) as k(m text, t text) order by h
     ) s`);
 }

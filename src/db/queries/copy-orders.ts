@@ -56,14 +56,17 @@ export function copyText(value: unknown): string {
   return /[\\\n\r\t]/.test(text) ? text.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : text;
 }
 
+/** One row (a record keyed by ORDER_COLUMNS) as a COPY text line, with its newline. */
+function copyLine(r: Record<(typeof ORDER_COLUMNS)[number], unknown>): string {
+  let line = '';
+  for (let i = 0; i < ORDER_COLUMNS.length; i++) line += (i === 0 ? '' : '\t') + copyText(r[ORDER_COLUMNS[i]!]);
+  return `${line}\n`;
+}
+
 /** Rows (as records keyed by ORDER_COLUMNS) as COPY text lines. */
 export function copyLines(records: Array<Record<(typeof ORDER_COLUMNS)[number], unknown>>): string {
   let out = '';
-  for (const r of records) {
-    let line = '';
-    for (let i = 0; i < ORDER_COLUMNS.length; i++) line += (i === 0 ? '' : '\t') + copyText(r[ORDER_COLUMNS[i]!]);
-    out += `${line}\n`;
-  }
+  for (const r of records) out += copyLine(r);
   return out;
 }
 
@@ -85,9 +88,7 @@ export class CopyBytes {
   }
 
   add(r: Record<(typeof ORDER_COLUMNS)[number], unknown>): void {
-    let line = '';
-    for (let i = 0; i < ORDER_COLUMNS.length; i++) line += (i === 0 ? '' : '\t') + copyText(r[ORDER_COLUMNS[i]!]);
-    line += '\n';
+    const line = copyLine(r);
     // UTF-8 takes at most 3 bytes per UTF-16 unit: room for the line is made before writing it.
     if (this.at + line.length * 3 > this.buf.length) {
       const bigger = Buffer.from(new ArrayBuffer(Math.max(this.buf.length * 2, this.at + line.length * 3)));
