@@ -84,6 +84,8 @@ describe.each(DB_KINDS)('a staged ingest killed in its middle, on %s', (kind) =>
     expect(ack).toMatchObject({ batchId: paused.batchId, status: 'accepted', counts: { entries: ENTRIES, accepted: ENTRIES, rejected: 0 } });
     expect(ack.accepted).toHaveLength(ENTRIES);
     await second.waitFor(new RegExp(`"resumedAt":${paused.entries}[^\\n]*"msg":"batch ingest started"`));
+    // The ack is published before the input leaves inbound/; "batch ingested" is logged after.
+    await second.waitFor(/"msg":"batch ingested"/);
     expect(existsSync(inbound)).toBe(false);
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
