@@ -1,10 +1,14 @@
-// The dispatcher's claim, in one statement (DESIGN.md §6, as graphile-worker's getJobs):
-// lock the endpoints that have due work and a free slot under their concurrency cap (SKIP
-// LOCKED, so replicas claiming at once take different endpoints and the cap holds across
-// them), lock up to that many of each one's due deliveries (SKIP LOCKED), and lease them to
-// this dispatcher. FOR NO KEY UPDATE on the endpoint does not block the outbox's inserts
-// (their foreign key takes KEY SHARE). The event's payload and the endpoint's URL and sealed
-// secrets come back with each delivery, so a POST needs no further read.
+// The dispatcher's claim (DESIGN.md §6, as graphile-worker's getJobs), in one transaction of
+// two statements: first lock the endpoints that have due work (SKIP LOCKED, so replicas claiming
+// at once take different endpoints), then, in a statement of its own, count each one's free
+// slots under its concurrency cap, lock up to that many of its due deliveries (SKIP LOCKED) and
+// lease them to this dispatcher. The count must come after the lock: under READ COMMITTED a
+// statement reads with the snapshot taken when it began, so a count in the locking statement
+// could miss the leases of a replica that committed between that moment and the lock, and
+// lease past the cap (test/integration/webhooks/claim-race.test.ts). FOR NO KEY UPDATE on the
+// endpoint does not block the outbox's inserts (their foreign key takes KEY SHARE). The
+// event's payload and the endpoint's URL and sealed secrets come back with each delivery, so a
+// POST needs no further read.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import { rowsOf } from './raw-rows.ts';
@@ -43,16 +47,21 @@ const asDate = (v: unknown) => (v === null || v === undefined ? null : v instanc
 export async function claimWebhookDeliveries(db: Db, o: ClaimOptions): Promise<ClaimedDelivery[]> {
   const now = o.now.toISOString();
   const mine = JSON.stringify(Object.fromEntries(o.mine ?? []));
-  const result = await db.execute(sql`
+  const result = await db.transaction(async (tx) => {
+    const locked = rowsOf(await tx.execute(sql`
+      select e.id from webhook_endpoints e
+      where e.enabled and e.url is not null
+        and exists (select 1 from webhook_deliveries p
+           where p.endpoint_id = e.id and p.status = 'pending' and p.next_attempt_at <= ${now}::timestamptz)
+      for no key update of e skip locked`)).map((r) => String(r.id));
+    if (locked.length === 0) return [];
+    return tx.execute(sql`
     with ep as (
       select e.id,
         ${o.perEndpoint}::int - coalesce((${mine}::json ->> e.id::text)::int, 0) - (select count(*) from webhook_deliveries b
            where b.endpoint_id = e.id and b.status = 'delivering' and b.lease_expires_at > ${now}::timestamptz and b.lease_owner <> ${o.owner})::int as free
       from webhook_endpoints e
-      where e.enabled and e.url is not null
-        and exists (select 1 from webhook_deliveries p
-           where p.endpoint_id = e.id and p.status = 'pending' and p.next_attempt_at <= ${now}::timestamptz)
-      for no key update of e skip locked
+      where e.id = any(${`{${locked.join(',')}}`}::uuid[])
     ),
     picked as (
       select d.id from ep cross join lateral (
@@ -70,6 +79,7 @@ export async function claimWebhookDeliveries(db: Db, o: ClaimOptions): Promise<C
     where d.id = picked.id and ev.id = d.event_id and e.id = d.endpoint_id
     returning d.id, d.event_id, d.endpoint_id, e.merchant_id, d.attempt_count, d.is_resent, ev.payload, e.url,
       e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`);
+  });
   return rowsOf(result).map((r) => ({
     id: String(r.id),
     eventId: String(r.event_id),
