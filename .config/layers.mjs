@@ -15,7 +15,7 @@
  * number detector that use it.
  */
 export const FLOORS = [
-  ['config/', 'clock.ts', 'calendar.ts', 'errors.ts', 'error-types.ts', 'gateways.ts', 'vault/pan.ts', 'card-numbers.ts', 'scrub.ts', 'sqlstate.ts', 'log.ts', 'log-format.ts', 'metrics.ts', 'failure-window.ts', 'atomic-file.ts', 'group.ts'],
+  ['config/', 'clock.ts', 'calendar.ts', 'errors.ts', 'error-types.ts', 'gateways.ts', 'vault/pan.ts', 'card-numbers.ts', 'scrub.ts', 'sqlstate.ts', 'log.ts', 'log-format.ts', 'metrics.ts', 'failure-window.ts', 'atomic-file.ts', 'group.ts', 'schedule.ts'],
   ['db/'],
   ['domain/', 'declines/', 'vault/', 'auth/'],
   ['intake/', 'sftp/', 'webhooks/', 'outbound/'],

@@ -6,7 +6,7 @@
 // and claiming are two loops: each wakes by short polling and goes on at once after a full
 // group, and a planned group wakes the claims (its orders may be due now).
 import { randomUUID } from 'node:crypto';
-import cron, { type ScheduledTask } from 'node-cron';
+import cron from 'node-cron';
 import PQueue from 'p-queue';
 import type { Clock } from '../clock.ts';
 import type { ResolvedConfig } from '../config/index.ts';
@@ -17,6 +17,7 @@ import { queueDepth } from '../metrics.ts';
 import type { Processor } from '../processors/types.ts';
 import { claimAttempts, type ClaimCtx } from './claim.ts';
 import { grouped } from '../group.ts';
+import { scheduleExclusive, type Schedule } from '../schedule.ts';
 import { cachedModels } from './model-cache.ts';
 import { cachedAwaitSetting } from './card-update.ts';
 import { cachedLearnedTables } from './learning/source.ts';
@@ -167,9 +168,8 @@ export function createEngine(deps: EngineDeps): Engine {
   let running = false;
   let claims: Loop | undefined;
   let planning: Loop | undefined;
-  let sweepTask: ScheduledTask | undefined;
+  let sweepSchedule: Schedule | undefined;
   let counting: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> = Promise.resolve();
 
   /** One claim; true when it found a full batch (claim again at once). */
   async function claimSome(): Promise<boolean> {
@@ -231,22 +231,14 @@ export function createEngine(deps: EngineDeps): Engine {
       if (counter) counting = setInterval(() => void counter.flush(), COUNT_EVERY_MS).unref();
       planning = loop('planning', planSome);
       claims = loop('claim', claimSome);
-      sweepTask = cron.schedule(
-        config.sweepCron,
-        () => {
-          sweeping = runSweeps().then(() => undefined, (err: unknown) => log.error({ err }, 'sweep failed'));
-          return sweeping;
-        },
-        { noOverlap: true, name: `rescued-sweeps-${owner}` },
-      );
+      sweepSchedule = scheduleExclusive(config.sweepCron, `rescued-sweeps-${owner}`, () => runSweeps().catch((err: unknown) => log.error({ err }, 'sweep failed')), log);
       log.info({ owner, concurrency: config.concurrency, ratePerSecond: config.ratePerSecond, pollIntervalMs: config.pollIntervalMs }, 'engine started');
     },
     async stop() {
       running = false;
       planning?.wake();
       claims?.wake();
-      await sweepTask?.destroy();
-      await sweeping; // a sweep already running finishes before storage closes
+      await sweepSchedule?.stop(); // a sweep already running finishes before storage closes
       await Promise.all([planning?.done, claims?.done]);
       await queue.onIdle();
       await Promise.all(active);

@@ -1,7 +1,8 @@
 // The purge as a daemon stage: on `retention.purgeCron` (hourly by default), the purge of
 // src/retention/purge.ts. Every replica schedules it; the advisory lock lets one run it and
 // the others skip that round. Stopping waits for the batch in progress, not the whole run.
-import cron, { type ScheduledTask } from 'node-cron';
+import cron from 'node-cron';
+import { scheduleExclusive } from '../schedule.ts';
 import type { Clock } from '../clock.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Database } from '../db/client.ts';
@@ -33,22 +34,13 @@ export function startRetentionStage(core: RetentionCore, clock: Clock): Retentio
   const { purgeCron } = core.config.retention;
   if (!cron.validate(purgeCron)) throw new Error(`retention.purgeCron is not a valid cron expression: ${purgeCron}`);
   let stopping = false;
-  let running: Promise<unknown> = Promise.resolve();
   const runOnce = () => purgeAndRecord(purgeDeps(core, clock), log, { dryRun: false, shouldStop: () => stopping });
-  const task: ScheduledTask = cron.schedule(
-    purgeCron,
-    () => {
-      running = runOnce().catch((err: unknown) => log.error({ err }, 'purge failed; the next round tries again'));
-      return running;
-    },
-    { noOverlap: true, name: 'rescued-purge' },
-  );
+  const schedule = scheduleExclusive(purgeCron, 'rescued-purge', () => runOnce().catch((err: unknown) => log.error({ err }, 'purge failed; the next round tries again')), log);
   return {
     runOnce,
     async stop() {
       stopping = true;
-      await task.destroy();
-      await running;
+      await schedule.stop();
     },
   };
 }
