@@ -24,6 +24,7 @@ import { cardLevelStop } from './caps.ts';
 import { normaliseBrand } from '../declines/brands.ts';
 import { replanHistories } from './recorder.ts';
 import { CARD_BUSY_MS } from './card-busy.ts';
+import { wakeIfCardIdle } from '../db/queries/wake-card-waiters.ts';
 
 export { CARD_BUSY_MS };
 
@@ -110,12 +111,14 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: Readon
   if (dropped.length === 0) return;
   const later = new Date(now.getTime() + CARD_BUSY_MS);
   const waits = (c: Claimed) => busy.has(c.attempt.id) && later.getTime() < (c.order.expiresAt?.getTime() ?? 0) - ctx.rules.timing.expiryMarginMs;
+  let waiting: Claimed[] = [];
   await ctx.db.transaction(async (tx) => {
     const current = await lockOrders(tx, dropped.map((c) => c.order.id));
     // Still this claim's: not cancelled, nor taken by another instance after a lost lease.
     const mine = dropped.filter((c) => current.get(c.order.id)?.status === 'PROCESSING' && current.get(c.order.id)?.leaseOwner === ctx.owner);
     await dropUnsentAttempts(tx, mine.map((c) => c.attempt.id));
-    const moves: GuardedMove[] = mine.filter(waits).map((c) => ({ id: c.order.id, from: 'PROCESSING', owner: ctx.owner, status: 'PENDING', nextAttemptAt: later }));
+    waiting = mine.filter(waits);
+    const moves: GuardedMove[] = waiting.map((c) => ({ id: c.order.id, from: 'PROCESSING', owner: ctx.owner, status: 'PENDING', nextAttemptAt: later }));
     const orders = mine.filter((c) => !waits(c)).map((c) => current.get(c.order.id)!);
     const histories = await replanHistories(tx, orders, now);
     const events: OrderEventInput[] = [];
@@ -139,4 +142,7 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: Readon
     if (moved.size !== moves.length) throw new Error(`re-planning moved ${moved.size} of ${moves.length} orders`);
     await enqueueOrderEvents(tx, events);
   });
+  // The busy card's answer may have come while these orders were still PROCESSING here, its
+  // wake-up finding nothing to wake: look once more now that they are waiting.
+  if (waiting.length) await wakeIfCardIdle(ctx.db, waiting.map((c) => chargedCard(c.order)), now, later, new Date(now.getTime() - ctx.leaseSeconds * 1000));
 }

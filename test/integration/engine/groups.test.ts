@@ -13,6 +13,7 @@ import { CARD_BUSY_MS } from '../../../src/engine/claim.ts';
 import { createSandboxProcessor } from '../../../src/processors/sandbox.ts';
 import type { Processor } from '../../../src/processors/types.ts';
 import { sandboxTestCards } from '../../../src/vault/test-cards.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const T0 = new Date('2026-03-02T10:00:00Z');
 const EXPIRY = new Date('2026-03-30T00:00:00Z');
@@ -156,6 +157,49 @@ describe.each(DB_KINDS)('grouped attempts on %s', (kind) => {
     expect(h.keys).toHaveLength(1);
     expect(await f.db.select().from(orders).where(eq(orders.id, other))).toMatchObject([{ status: 'EXPIRED', attemptCount: 0, planReason: 'mastercard_advice_do_not_retry' }]);
     expect(await f.db.select().from(attempts).where(eq(attempts.orderSessionKey, other))).toEqual([]);
+  });
+
+  it('the busy card\'s answer recorded while the other order is still held by its claim: that order is woken, not left its minute', async () => {
+    clock.set(T0);
+    // Two orders of one approving Mastercard; instance 1 takes the first alone and holds its
+    // call at the processor until instance 2 has claimed the second and found the card busy.
+    const [first, second] = await pending('5555555555554444', 2);
+    await f.db.update(orders).set({ nextAttemptAt: new Date(T0.getTime() - 1000) }).where(eq(orders.id, first!));
+    let answer!: () => void;
+    const mayAnswer = new Promise<void>((r) => (answer = r));
+    const one = createEngine({ db: f.db, processor: hooked(async () => mayAnswer).p, clock, log: silentLog, config: config({ concurrency: 1, claimBatchSize: 1 }) });
+    const oneDone = one.runOnce();
+    await waitFor(async () => (await f.db.select().from(attempts).where(eq(attempts.orderSessionKey, first!))).some((a) => a.status === 'in_flight'), { what: 'the first order\'s attempt in flight' });
+    // Instance 2's database: once its claim has committed with the second order held, the first
+    // order's answer is recorded (and its wake-up made) before instance 2 re-plans the second.
+    let raced = false;
+    const db2 = new Proxy(f.db, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (prop !== 'transaction') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        return async (fn: Parameters<typeof f.db.transaction>[0]) => {
+          const out = await target.transaction(fn);
+          const [held] = await target.select({ status: orders.status }).from(orders).where(eq(orders.id, second!));
+          if (!raced && held?.status === 'PROCESSING') {
+            raced = true;
+            answer();
+            expect(await oneDone).toBe(1);
+          }
+          return out;
+        };
+      },
+    });
+    const two = createEngine({ db: db2, processor: hooked(async () => {}).p, clock, log: silentLog, config: config({ concurrency: 1, claimBatchSize: 1 }) });
+    expect(await two.runOnce()).toBe(0);
+    expect(raced).toBe(true);
+    expect(await f.db.select().from(orders).where(eq(orders.id, first!))).toMatchObject([{ status: 'APPROVED' }]);
+    const [waiting] = await f.db.select().from(orders).where(eq(orders.id, second!));
+    expect(waiting).toMatchObject({ status: 'PENDING', attemptCount: 0, leaseOwner: null });
+    // Due now: the claim looked again after its re-plan and found the card answered.
+    expect(waiting!.nextAttemptAt!.getTime()).toBe(T0.getTime());
+    // And it goes at the next claim (leaving no due order behind for the tests after).
+    expect(await two.runOnce()).toBe(1);
+    expect(await f.db.select().from(orders).where(eq(orders.id, second!))).toMatchObject([{ status: 'APPROVED', attemptCount: 1 }]);
   });
 
   it('re-plans every order a claim drops at the card caps together, each with its event when it stops', async () => {
