@@ -33,7 +33,7 @@ function toAttempt(r: Record<string, unknown>): AttemptRow {
 }
 
 /** The distinct (merchant, card) keys as one JSON parameter for json_to_recordset (m, t). */
-function cardKeysJson(cards: CardKey[]): string {
+export function cardKeysJson(cards: readonly CardKey[]): string {
   const seen = new Set<string>();
   const keys = cards.filter((c) => !seen.has(`${c.merchantId}\u0000${c.cardToken}`) && seen.add(`${c.merchantId}\u0000${c.cardToken}`));
   return JSON.stringify(keys.map((k) => ({ m: k.merchantId, t: k.cardToken })));

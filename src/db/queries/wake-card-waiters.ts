@@ -4,12 +4,13 @@
 // minute, not by how many orders a card has.
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../client.ts';
+import { cardKeysJson } from './card-histories.ts';
+import { rowsOf } from './raw-rows.ts';
 
 export async function wakeCardWaiters(db: DbOrTx, cards: readonly { merchantId: string; cardToken: string }[], now: Date, until: Date): Promise<void> {
   if (cards.length === 0) return;
-  const keys = [...new Map(cards.map((c) => [`${c.merchantId}\u0000${c.cardToken}`, { m: c.merchantId, t: c.cardToken }])).values()];
   await db.execute(sql`update orders o set next_attempt_at = ${now.toISOString()}::timestamptz
-    from json_to_recordset(${JSON.stringify(keys)}::json) as k(m uuid, t text)
+    from json_to_recordset(${cardKeysJson(cards)}::json) as k(m uuid, t text)
     where o.status = 'PENDING' and o.merchant_id = k.m and o.card_token = k.t
       and o.next_attempt_at > ${now.toISOString()}::timestamptz and o.next_attempt_at <= ${until.toISOString()}::timestamptz`);
 }
@@ -24,13 +25,12 @@ export async function wakeCardWaiters(db: DbOrTx, cards: readonly { merchantId: 
  */
 export async function wakeIfCardIdle(db: DbOrTx, cards: readonly { merchantId: string; cardToken: string }[], now: Date, until: Date, inFlightSince: Date): Promise<number> {
   if (cards.length === 0) return 0;
-  const keys = [...new Map(cards.map((c) => [`${c.merchantId}\u0000${c.cardToken}`, { m: c.merchantId, t: c.cardToken }])).values()];
   const result = await db.execute(sql`update orders o set next_attempt_at = ${now.toISOString()}::timestamptz
-    from json_to_recordset(${JSON.stringify(keys)}::json) as k(m uuid, t text)
+    from json_to_recordset(${cardKeysJson(cards)}::json) as k(m uuid, t text)
     where o.status = 'PENDING' and o.merchant_id = k.m and coalesce(o.credential, o.card_token) = k.t
       and o.next_attempt_at > ${now.toISOString()}::timestamptz and o.next_attempt_at <= ${until.toISOString()}::timestamptz
       and not exists (select 1 from attempts a where a.merchant_id = k.m and a.card_token = k.t and a.status = 'in_flight'
         and a.started_at > ${inFlightSince.toISOString()}::timestamptz)
     returning o.id`);
-  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows).length;
+  return rowsOf(result).length;
 }

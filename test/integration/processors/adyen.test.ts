@@ -10,6 +10,7 @@ import { createAdyenConnector } from '../../../src/processors/adyen/index.ts';
 import type { AdyenCredentials } from '../../../src/processors/adyen/credentials.ts';
 import { startAdyenFake, type AdyenBehaviour, type AdyenFake } from '../../fakes/adyen/server.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { expectNoSecrets } from '../../helpers/secrets.ts';
 
 const PAN = '4111111111111111';
 const CVV = '737';
@@ -163,7 +164,7 @@ describe('Adyen connector', () => {
   const noSecrets = (err: GatewayError | undefined) => {
     expect(err).toBeInstanceOf(GatewayError);
     const text = JSON.stringify({ m: err!.message, c: String(err!.cause), code: err!.code });
-    for (const secret of [PAN, CVV, fake.apiKey]) expect(text).not.toContain(secret);
+    expectNoSecrets(text, [PAN, CVV, fake.apiKey]);
   };
 
   it.each<[AdyenBehaviour, GatewayError['kind']]>([

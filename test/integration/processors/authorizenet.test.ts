@@ -13,6 +13,7 @@ import { createAuthorizeNetConnector } from '../../../src/processors/authorizene
 import { gatewayIdFor } from '../../../src/processors/authorizenet/request.ts';
 import { GatewayError, type ChargeRequest } from '../../../src/processors/connector.ts';
 import { startAuthorizeNetFake, type AuthorizeNetFake } from '../../fakes/authorizenet/server.ts';
+import { expectNoSecrets } from '../../helpers/secrets.ts';
 
 const PAN = '4007000000027';
 const CVV = '902';
@@ -173,7 +174,7 @@ describe('Authorize.Net connector', () => {
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).toMatchObject({ kind });
     const said = JSON.stringify({ m: (err as Error).message, c: String((err as Error).cause), code: (err as GatewayError).code });
-    for (const secret of [PAN, CVV, fake.transactionKey]) expect(said).not.toContain(secret);
+    expectNoSecrets(said, [PAN, CVV, fake.transactionKey]);
   });
 
   it('a slow answer inside the timeout is an approval', async () => {

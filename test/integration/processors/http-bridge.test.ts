@@ -15,6 +15,7 @@ import { GatewayError, type ChargeRequest } from '../../../src/processors/connec
 import { createHttpBridgeConnector } from '../../../src/processors/http/index.ts';
 import { startBridgeFake, type BridgeBehaviour, type BridgeFake } from '../../fakes/http/server.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { expectNoSecrets } from '../../helpers/secrets.ts';
 
 const PAN = '4242424242424242';
 const CVV = '737';
@@ -120,7 +121,7 @@ describe('HTTP bridge connector', () => {
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).toMatchObject({ kind, status });
     const seen = JSON.stringify({ m: (err as Error).message, c: String((err as Error).cause), code: (err as GatewayError).code });
-    for (const secret of [PAN, CVV, fake.secret, fake.secret.slice('whsec_'.length)]) expect(seen).not.toContain(secret);
+    expectNoSecrets(seen, [PAN, CVV, fake.secret, fake.secret.slice('whsec_'.length)]);
   });
 
   it('keeps the bridge\'s error code, never its message', async () => {

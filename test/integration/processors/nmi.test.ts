@@ -13,6 +13,7 @@ import { parseXml } from '../../../src/processors/nmi/answer.ts';
 import { createNmiConnector } from '../../../src/processors/nmi/index.ts';
 import { majorUnits } from '../../../src/processors/nmi/request.ts';
 import { startNmiFake, type NmiFake, type Scripted } from '../../fakes/nmi/server.ts';
+import { expectNoSecrets } from '../../helpers/secrets.ts';
 
 const PAN = '4111111111111111';
 const CVV = '737';
@@ -132,7 +133,7 @@ describe('NMI connector', () => {
     expect(fake.requests.at(-1)!.body).toMatchObject({ ccnumber: PAN, cvv: CVV });
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).toMatchObject({ kind });
-    for (const secret of [PAN, CVV, fake.key]) expect(texts(err)).not.toContain(secret);
+    expectNoSecrets(texts(err), [PAN, CVV, fake.key]);
   });
 
   it('a delay within the timeout is an answer', async () => {

@@ -8,21 +8,10 @@ import { sql } from 'drizzle-orm';
 import { DB_KINDS, freshDatabase, type TestDatabase } from '../../helpers/db.ts';
 import { key32 } from '../../helpers/keys.ts';
 import { orderWithEvent, query } from '../../helpers/webhooks.ts';
+import { seeded } from '../../helpers/seeded.ts';
 import { keyRingFrom } from '../../../src/vault/cipher.ts';
 import { createMerchantService } from '../../../src/merchants/service.ts';
 import { claimWebhookDeliveries } from '../../../src/db/queries/claim-webhook-deliveries.ts';
-
-/** mulberry32: the rounds' shapes from a seed, so a failure can be replayed. */
-function seeded(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = 2611;
 const ROUNDS = 60;
