@@ -143,6 +143,7 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: Readon
     await enqueueOrderEvents(tx, events);
   });
   // The busy card's answer may have come while these orders were still PROCESSING here, its
-  // wake-up finding nothing to wake: look once more now that they are waiting.
-  if (waiting.length) await wakeIfCardIdle(ctx.db, waiting.map((c) => chargedCard(c.order)), now, later, new Date(now.getTime() - ctx.leaseSeconds * 1000));
+  // wake-up finding nothing to wake: look once more now that they are waiting. An optimisation
+  // only: if it fails, the minute's wait stands and the claim's own orders still go.
+  if (waiting.length) await wakeIfCardIdle(ctx.db, waiting.map((c) => chargedCard(c.order)), now, later, new Date(now.getTime() - ctx.leaseSeconds * 1000)).catch(() => 0);
 }
