@@ -134,7 +134,7 @@ async function benchOn(kind: string, root: string): Promise<void> {
   const input: WorkerInput = { dbUrl: s.server?.url ?? '', pgliteDir: s.pgliteDir, ...keys, file: { merchantId: s.merchantId, mid: s.mid, path, name: 'bench.json', outboundDir: join(root, 'outbound') }, archiveDir: join(root, 'archive') };
   const res = spawnSync(process.execPath, [...workerFlags, join(import.meta.dirname, 'intake-worker.ts'), JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (res.status !== 0) throw new Error(`worker failed: ${res.stderr}`);
-  const w = JSON.parse(res.stdout) as { status: string; counts: { accepted: number }; seconds: number; firstCommit?: number; peakRssMiB: number; cpu: { user: number; system: number } };
+  const w = JSON.parse(res.stdout) as { status: string; counts: { accepted: number }; seconds: number; firstCommit?: number; peakRssMiB: number; memory: { rssBeforeMiB: number; rssMiB: number; mainHeapMiB: number; externalMiB: number; arrayBuffersMiB: number }; cpu: { user: number; system: number } };
   // CPU time per entry: steadier than the rate on a shared machine, and on two cores the
   // ingesting process's CPU is what sets the rate (PostgreSQL runs on the other core).
   console.log(`  ingest CPU: ${((w.cpu.user + w.cpu.system) / 1e6).toFixed(2)} s (user ${(w.cpu.user / 1e6).toFixed(2)} s), ${((w.cpu.user + w.cpu.system) / w.counts.accepted).toFixed(1)} µs per entry`);
@@ -145,6 +145,8 @@ async function benchOn(kind: string, root: string): Promise<void> {
   const ratio = ours.perSecond / storage.perSecond;
   console.log(`  vs storage limit: ${storage.label}: ${Math.round(storage.perSecond).toLocaleString('en-US')}/s → ratio ${ratio.toFixed(2)}x`);
   console.log(`  ingest status ${w.status}; peak RSS of the ingesting process: ${w.peakRssMiB} MiB${kind === 'postgres' ? ` (target < 256 MiB: ${w.peakRssMiB < 256 ? 'met' : 'NOT met'}); target ≥ 0.7x of bare COPY: ${ratio >= 0.7 ? 'met' : 'NOT met'}` : ' (PGlite runs inside this process)'}`);
+  const m = w.memory;
+  console.log(`  memory at the highest sampled RSS (${m.rssMiB} MiB; ${m.rssBeforeMiB} MiB before the ingest): daemon thread's heap ${m.mainHeapMiB} MiB, outside V8's heaps ${m.externalMiB} MiB (array buffers ${m.arrayBuffersMiB}), the rest (intake worker's heap, code, native) ${m.rssMiB - m.mainHeapMiB - m.externalMiB} MiB`);
   await s.server?.drop();
 }
 
