@@ -132,7 +132,9 @@ async function benchOn(kind: string, root: string): Promise<void> {
   const storage = await storageBaseline(s.database, s.server?.url, s.merchantId, s.mid, s.cardTokens);
   await s.database.close();
   const input: WorkerInput = { dbUrl: s.server?.url ?? '', pgliteDir: s.pgliteDir, ...keys, file: { merchantId: s.merchantId, mid: s.mid, path, name: 'bench.json', outboundDir: join(root, 'outbound') }, archiveDir: join(root, 'archive') };
-  const res = spawnSync(process.execPath, [...workerFlags, join(import.meta.dirname, 'intake-worker.ts'), JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  // The daemon's compile cache (src/main.ts), in its thread and its intake worker.
+  const env = { ...process.env, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache') };
+  const res = spawnSync(process.execPath, [...workerFlags, join(import.meta.dirname, 'intake-worker.ts'), JSON.stringify(input)], { encoding: 'utf8', maxBuffer: 1 << 20, env });
   if (res.status !== 0) throw new Error(`worker failed: ${res.stderr}`);
   const w = JSON.parse(res.stdout) as { status: string; counts: { accepted: number }; seconds: number; firstCommit?: number; peakRssMiB: number; memory: { rssBeforeMiB: number; rssMiB: number; mainHeapMiB: number; externalMiB: number; arrayBuffersMiB: number }; cpu: { user: number; system: number } };
   // CPU time per entry: steadier than the rate on a shared machine, and on two cores the
