@@ -1,18 +1,15 @@
 #!/usr/bin/env node
 // The `rescued` command line on the process's own arguments, output and exit status.
-import { enableCompileCache, registerHooks } from 'node:module';
+import { registerHooks } from 'node:module';
+import { enableSharedCompileCache } from './config/compile-cache.ts';
 import type { Serve } from './cli/program.ts';
 
 // Node strips the types of every .ts file it loads, and compiles it, on every run: the compile
 // cache keeps both from one run to the next (in the system's temporary folder, or
 // NODE_COMPILE_CACHE), which takes a command's start from about a second to a few hundred ms
 // (issue 28; test/bench/cli.bench.ts). So the modules below are imported after it is on.
-// It covers this thread only: the environment variable carries it to the worker threads (the
-// intake worker, started for each large batch file), which otherwise load Node's TypeScript
-// stripper and compile their modules afresh each time (about 10 MiB of a million-entry
-// ingest's peak, docs/performance.md "Batch intake").
-const compileCache = enableCompileCache();
-if (compileCache.directory) process.env.NODE_COMPILE_CACHE ??= compileCache.directory;
+// Its worker threads share it (src/config/compile-cache.ts).
+enableSharedCompileCache();
 
 // A command (not `serve`) loads drizzle-orm from its CommonJS build, the same code its package
 // ships beside the ES modules. Node looks up the package scope of every ES module it resolves,
