@@ -11,7 +11,10 @@ export interface Schedule {
   stop(): Promise<void>;
 }
 
-export function scheduleExclusive(expression: string, name: string, run: () => Promise<unknown>, log: Logger): Schedule {
+/** `setting` names the configuration key the expression came from, for the error when it is not valid. */
+export function scheduleExclusive(expression: string, o: { name: string; setting: string }, run: () => Promise<unknown>, log: Logger): Schedule {
+  if (!cron.validate(expression)) throw new Error(`${o.setting} is not a valid cron expression: ${expression}`);
+  const { name } = o;
   let current: Promise<unknown> | null = null;
   const task = cron.schedule(
     expression,

@@ -23,8 +23,7 @@ import { capsAllowAttempt } from './planner.ts';
 import { cardLevelStop } from './caps.ts';
 import { normaliseBrand } from '../declines/brands.ts';
 import { replanHistories } from './recorder.ts';
-import { CARD_BUSY_MS } from './card-busy.ts';
-import { wakeIfCardIdle } from '../db/queries/wake-card-waiters.ts';
+import { CARD_BUSY_MS, wakeIfIdle } from './card-busy.ts';
 
 export { CARD_BUSY_MS };
 
@@ -142,8 +141,6 @@ async function replan(ctx: ClaimCtx, dropped: Claimed[], now: Date, busy: Readon
     if (moved.size !== moves.length) throw new Error(`re-planning moved ${moved.size} of ${moves.length} orders`);
     await enqueueOrderEvents(tx, events);
   });
-  // The busy card's answer may have come while these orders were still PROCESSING here, its
-  // wake-up finding nothing to wake: look once more now that they are waiting. An optimisation
-  // only: if it fails, the minute's wait stands and the claim's own orders still go.
-  if (waiting.length) await wakeIfCardIdle(ctx.db, waiting.map((c) => chargedCard(c.order)), now, later, new Date(now.getTime() - ctx.leaseSeconds * 1000)).catch(() => 0);
+  // The busy card's answer may have come while these orders were still PROCESSING here.
+  if (waiting.length) await wakeIfIdle(ctx.db, waiting.map((c) => chargedCard(c.order)), now, new Date(now.getTime() - ctx.leaseSeconds * 1000));
 }

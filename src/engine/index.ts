@@ -6,7 +6,6 @@
 // and claiming are two loops: each wakes by short polling and goes on at once after a full
 // group, and a planned group wakes the claims (its orders may be due now).
 import { randomUUID } from 'node:crypto';
-import cron from 'node-cron';
 import PQueue from 'p-queue';
 import type { Clock } from '../clock.ts';
 import type { ResolvedConfig } from '../config/index.ts';
@@ -226,12 +225,12 @@ export function createEngine(deps: EngineDeps): Engine {
     sweepOnce: runSweeps,
     start() {
       if (running) return;
-      if (!cron.validate(config.sweepCron)) throw new Error(`engine.sweepCron is not a valid cron expression: ${config.sweepCron}`);
+      // First: it refuses an invalid engine.sweepCron before anything runs.
+      sweepSchedule = scheduleExclusive(config.sweepCron, { name: `rescued-sweeps-${owner}`, setting: 'engine.sweepCron' }, () => runSweeps().catch((err: unknown) => log.error({ err }, 'sweep failed')), log);
       running = true;
       if (counter) counting = setInterval(() => void counter.flush(), COUNT_EVERY_MS).unref();
       planning = loop('planning', planSome);
       claims = loop('claim', claimSome);
-      sweepSchedule = scheduleExclusive(config.sweepCron, `rescued-sweeps-${owner}`, () => runSweeps().catch((err: unknown) => log.error({ err }, 'sweep failed')), log);
       log.info({ owner, concurrency: config.concurrency, ratePerSecond: config.ratePerSecond, pollIntervalMs: config.pollIntervalMs }, 'engine started');
     },
     async stop() {

@@ -75,7 +75,7 @@ export async function recordGroup(ctx: RecorderCtx, items: Answered[]): Promise<
   }
   countOutcomes(ctx, items, recorded);
   // The card's other orders waiting for this answer (claim.ts, one attempt per card) go next.
-  await wakeAfterAnswers(ctx.db, items.map((i) => i.order), ctx.clock.now());
+  await wakeAfterAnswers(ctx.db, items.map((i) => ({ merchantId: i.order.merchantId, cardToken: chargeKey(i.order) })), ctx.clock.now());
   return recorded;
 }
 

@@ -1,7 +1,6 @@
 // The purge as a daemon stage: on `retention.purgeCron` (hourly by default), the purge of
 // src/retention/purge.ts. Every replica schedules it; the advisory lock lets one run it and
 // the others skip that round. Stopping waits for the batch in progress, not the whole run.
-import cron from 'node-cron';
 import { scheduleExclusive } from '../schedule.ts';
 import type { Clock } from '../clock.ts';
 import type { ResolvedConfig } from '../config/index.ts';
@@ -32,10 +31,9 @@ export function purgeDeps(core: RetentionCore, clock: Clock): PurgeDeps {
 export function startRetentionStage(core: RetentionCore, clock: Clock): RetentionStage {
   const log = core.log.child({ component: 'retention' });
   const { purgeCron } = core.config.retention;
-  if (!cron.validate(purgeCron)) throw new Error(`retention.purgeCron is not a valid cron expression: ${purgeCron}`);
   let stopping = false;
   const runOnce = () => purgeAndRecord(purgeDeps(core, clock), log, { dryRun: false, shouldStop: () => stopping });
-  const schedule = scheduleExclusive(purgeCron, 'rescued-purge', () => runOnce().catch((err: unknown) => log.error({ err }, 'purge failed; the next round tries again')), log);
+  const schedule = scheduleExclusive(purgeCron, { name: 'rescued-purge', setting: 'retention.purgeCron' }, () => runOnce().catch((err: unknown) => log.error({ err }, 'purge failed; the next round tries again')), log);
   return {
     runOnce,
     async stop() {

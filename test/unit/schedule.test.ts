@@ -20,7 +20,7 @@ it('skips the ticks that come while a run is still going, logs them as JSON, pri
   let most = 0;
   let runs = 0;
   const finish: Array<() => void> = [];
-  const schedule = scheduleExclusive('* * * * * *', 'test-sweep', () => {
+  const schedule = scheduleExclusive('* * * * * *', { name: 'test-sweep', setting: 'test.cron' }, () => {
     runs++;
     most = Math.max(most, ++running);
     return new Promise<void>((resolve) => finish.push(() => (running--, resolve())));
@@ -43,4 +43,8 @@ it('skips the ticks that come while a run is still going, logs them as JSON, pri
   await stopping;
   expect(stopped).toBe(true);
   for (const spy of printed) expect(spy).not.toHaveBeenCalled();
+});
+
+it('refuses an expression that is not a cron schedule, naming the setting', () => {
+  expect(() => scheduleExclusive('every minute', { name: 'x', setting: 'engine.sweepCron' }, async () => {}, pino({ level: 'silent' }))).toThrow('engine.sweepCron is not a valid cron expression: every minute');
 });

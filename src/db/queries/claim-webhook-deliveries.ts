@@ -11,7 +11,7 @@
 // POST needs no further read.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
-import { rowsOf } from './raw-rows.ts';
+import { rowsOf, uuidList } from './raw-rows.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -61,7 +61,7 @@ export async function claimWebhookDeliveries(db: Db, o: ClaimOptions): Promise<C
         ${o.perEndpoint}::int - coalesce((${mine}::json ->> e.id::text)::int, 0) - (select count(*) from webhook_deliveries b
            where b.endpoint_id = e.id and b.status = 'delivering' and b.lease_expires_at > ${now}::timestamptz and b.lease_owner <> ${o.owner})::int as free
       from webhook_endpoints e
-      where e.id = any(${`{${locked.join(',')}}`}::uuid[])
+      where e.id in ${uuidList(locked)}
     ),
     picked as (
       select d.id from ep cross join lateral (
